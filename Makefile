@@ -1,0 +1,36 @@
+# difftrace — build, test and demo. See README.md.
+GO      ?= go
+BIN     := bin/difftrace
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+FUZZTIME ?= 10s
+
+.PHONY: all build test lint fuzz demo bench clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/difftrace
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# The whole test suite, then a short run of every fuzz target.
+test: lint
+	$(GO) test ./...
+	$(MAKE) fuzz
+
+fuzz:
+	$(GO) test ./decode -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./capture -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME)
+
+demo: build
+	$(BIN) info testdata/parlot/oddeven4
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin

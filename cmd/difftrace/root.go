@@ -1,0 +1,30 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+// version is the tool version, recorded in every run.json; set at build time
+// with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "difftrace",
+		Short: "Find the threads and processes a bug changed, from whole-program call traces",
+		Long: `difftrace compares whole-program function-call traces (ParLOT format) of a
+good and a bad run of an MPI(+OpenMP) program: it filters the calls, folds
+loops (nested-loop recognition), clusters the traces by the similarity of
+their concept lattices, ranks the traces the bug changed most and draws how
+one of them changed (diffNLR).`,
+		Example: `  mpirun -np 16 difftrace capture -o normal/ -- ./app
+  mpirun -np 16 difftrace capture -o faulty/ -- ./app --bug
+  difftrace rank normal/ faulty/
+  difftrace diffnlr 5 -o diff5.svg`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.HiddenDefaultCmd = false
+	return root
+}

@@ -1,0 +1,303 @@
+package decode
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+)
+
+// DefaultMaxEvents is the decoded-event limit a Reader enforces unless told
+// otherwise: a small hostile file can claim billions of events.
+const DefaultMaxEvents = 4_000_000_000
+
+// CorruptError reports a ParLOT trace file that fails a check of the format:
+// which file, the byte offset where decoding stopped, and what was wrong.
+type CorruptError struct {
+	File   string // path or name of the trace file
+	Offset int64  // byte offset in the file
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s: byte %d: corrupt ParLOT trace: %s (the file is damaged or not a ParLOT trace; recapture it or restore it from the original run)",
+		e.File, e.Offset, e.Reason)
+}
+
+// LimitError reports a trace that decodes to more events than allowed.
+type LimitError struct {
+	File   string
+	Offset int64
+	Max    uint64
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s: byte %d: the trace holds more than %d events (--max-events); raise --max-events if the trace is genuine",
+		e.File, e.Offset, e.Max)
+}
+
+// Reader decodes one ParLOT trace file (LZa3|ZE, docs/parlot-format.md) into
+// its sequence of 16-bit values: a function ID at every entry, 0 at every
+// exit. It streams: memory use is constant whatever the trace length.
+type Reader struct {
+	src  io.Reader
+	name string
+	max  uint64
+	n    uint64 // values produced
+
+	// Stage 2 (ZE): raw bytes in buf[bi:bn]; off is the file offset of buf[0].
+	buf    []byte
+	bi, bn int
+	off    int64
+	srcEOF bool
+	done   bool // the trailer has been read: no more words
+
+	// Words decoded from ZE, waiting for stage 1.
+	words  [4]uint16
+	wi, wn int
+	wOff   int64 // file offset of the group the pending words came from
+
+	// Stage 1 (LZ) state, exactly as the writer keeps it.
+	hist [65536]uint16
+	last [4096]uint16
+	hash uint16
+	pos  uint16
+
+	run       int    // values still to copy from the current match
+	cand      uint16 // where the current match reads from
+	wantLit   bool   // the next word, if any, is a literal
+	zeroCount bool   // ... and it must exist: it follows a zero count
+	countOff  int64  // offset of the count word that wants a literal
+	err       error
+}
+
+// NewReader returns a Reader of the trace in src. name is used in errors
+// (normally the file's path); max bounds the number of decoded values
+// (0 means DefaultMaxEvents).
+func NewReader(src io.Reader, name string, max uint64) *Reader {
+	if max == 0 {
+		max = DefaultMaxEvents
+	}
+	return &Reader{src: src, name: name, max: max, buf: make([]byte, 64<<10)}
+}
+
+// Events returns the number of values decoded so far.
+func (r *Reader) Events() uint64 { return r.n }
+
+// Read decodes up to len(p) values into p. It returns io.EOF after the last
+// value, and a *CorruptError or *LimitError if the file is bad.
+func (r *Reader) Read(p []uint16) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	n := 0
+	for n < len(p) {
+		if r.run > 0 {
+			k := min(r.run, len(p)-n)
+			r.copyRun(p[n : n+k])
+			n += k
+			r.run -= k
+			continue
+		}
+		w, ok := r.nextWord()
+		if !ok {
+			if r.err == nil && r.wantLit && r.zeroCount {
+				r.err = &CorruptError{r.name, r.countOff, "a zero count is not followed by the literal it announces"}
+			}
+			if r.err == nil {
+				r.err = io.EOF
+			}
+			break
+		}
+		if r.wantLit || !r.matchable() {
+			r.wantLit = false
+			if r.n >= r.max {
+				r.err = &LimitError{r.name, r.wOff, r.max}
+				break
+			}
+			p[n] = w
+			r.push(w)
+			n++
+			r.n++
+			continue
+		}
+		// A count word: c values from the match candidate, then a literal.
+		r.wantLit = true
+		r.zeroCount = w == 0
+		r.countOff = r.wOff
+		if w == 0 {
+			continue
+		}
+		if r.n+uint64(w) > r.max {
+			r.err = &LimitError{r.name, r.wOff, r.max}
+			break
+		}
+		r.cand = r.last[r.hash&4095]
+		r.run = int(w)
+		r.n += uint64(w)
+	}
+	if n > 0 && r.err == io.EOF {
+		return n, nil
+	}
+	return n, r.err
+}
+
+// matchable reports whether the three values before the candidate equal the
+// three values before the write position: then the next word is a count.
+func (r *Reader) matchable() bool {
+	c := r.last[r.hash&4095]
+	h := &r.hist
+	return h[uint16(c-1)] == h[uint16(r.pos-1)] &&
+		h[uint16(c-2)] == h[uint16(r.pos-2)] &&
+		h[uint16(c-3)] == h[uint16(r.pos-3)]
+}
+
+// push advances the LZ state by one value.
+func (r *Reader) push(v uint16) {
+	r.last[r.hash&4095] = r.pos
+	r.hash = (r.hash<<4 ^ v) & 4095
+	r.hist[r.pos] = v
+	r.pos++
+}
+
+// copyRun reproduces len(out) values of the current match. This is the hot
+// loop of decoding: most values of a loop-heavy trace come from here.
+func (r *Reader) copyRun(out []uint16) {
+	h := &r.hist
+	l := &r.last
+	hash, pos, cand := r.hash, r.pos, r.cand
+	for i := range out {
+		v := h[cand]
+		cand++
+		out[i] = v
+		l[hash&4095] = pos
+		hash = (hash<<4 ^ v) & 4095
+		h[pos] = v
+		pos++
+	}
+	r.hash, r.pos, r.cand = hash, pos, cand
+}
+
+// nextWord returns the next 16-bit word of stage 2, or false at the end of
+// the words (or on error, which is left in r.err).
+func (r *Reader) nextWord() (uint16, bool) {
+	if r.wi < r.wn {
+		w := r.words[r.wi]
+		r.wi++
+		return w, true
+	}
+	if r.done || r.err != nil {
+		return 0, false
+	}
+	if !r.readGroup() {
+		return 0, false
+	}
+	w := r.words[0]
+	r.wi = 1
+	return w, true
+}
+
+// fill makes sure at least need bytes are buffered, or that the source is
+// exhausted.
+func (r *Reader) fill(need int) error {
+	for r.bn-r.bi < need && !r.srcEOF {
+		if r.bi > 0 {
+			copy(r.buf, r.buf[r.bi:r.bn])
+			r.off += int64(r.bi)
+			r.bn -= r.bi
+			r.bi = 0
+		}
+		m, err := r.src.Read(r.buf[r.bn:])
+		r.bn += m
+		if errors.Is(err, io.EOF) {
+			r.srcEOF = true
+		} else if err != nil {
+			return fmt.Errorf("%s: byte %d: %w", r.name, r.off+int64(r.bn), err)
+		}
+	}
+	return nil
+}
+
+// readGroup decodes the next ZE group into r.words. The last byte of the file
+// is the trailer (the number of words in the last group), so a group is only
+// final when the byte after it is the file's last.
+func (r *Reader) readGroup() bool {
+	if err := r.fill(11); err != nil {
+		r.err = err
+		return false
+	}
+	avail := r.bn - r.bi
+	start := r.off + int64(r.bi)
+	if avail == 0 {
+		r.err = &CorruptError{r.name, start, "the file ends without its trailer byte"}
+		return false
+	}
+	if avail == 1 && r.srcEOF {
+		// Only the trailer is left.
+		t := r.buf[r.bi]
+		r.bi++
+		r.done = true
+		if t != 0 {
+			r.err = &CorruptError{r.name, start, fmt.Sprintf("trailer byte is %d but the file holds no groups (an empty trace is the single byte 0)", t)}
+		}
+		return false
+	}
+	bm := r.buf[r.bi]
+	size := 1 + bits.OnesCount8(bm)
+	if avail < size+1 {
+		// The group runs into (or past) the trailer: the file is cut short.
+		r.err = &CorruptError{r.name, start, fmt.Sprintf("group needs %d bytes but only %d remain before the trailer; the file is truncated", size, avail-1)}
+		return false
+	}
+	nw := 4
+	if avail == size+1 && r.srcEOF {
+		// The final group: the trailer says how many words it holds.
+		t := int(r.buf[r.bi+size])
+		if t < 1 || t > 4 {
+			r.err = &CorruptError{r.name, r.off + int64(r.bi+size), fmt.Sprintf("trailer byte is %d, want 1 to 4 after a group", t)}
+			return false
+		}
+		if t < 4 && bm>>(2*t) != 0 {
+			r.err = &CorruptError{r.name, start, fmt.Sprintf("last group's bitmap %08b marks bytes beyond the %d words the trailer announces", bm, t)}
+			return false
+		}
+		nw = t
+		r.done = true
+	}
+	var b [8]byte
+	j := r.bi + 1
+	for k := 0; k < 8; k++ {
+		if bm&(1<<k) != 0 {
+			b[k] = r.buf[j]
+			j++
+		}
+	}
+	for k := 0; k < nw; k++ {
+		r.words[k] = uint16(b[2*k]) | uint16(b[2*k+1])<<8
+	}
+	r.wOff = start
+	r.wn = nw
+	r.bi = j
+	if r.done {
+		r.bi++ // the trailer
+	}
+	return true
+}
+
+// ReadAll decodes a whole trace into memory. Use it only for traces known to
+// be small; stream with Read otherwise.
+func ReadAll(src io.Reader, name string, max uint64) ([]uint16, error) {
+	r := NewReader(src, name, max)
+	var out []uint16
+	buf := make([]uint16, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+}

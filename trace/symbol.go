@@ -1,0 +1,67 @@
+package trace
+
+import (
+	"path"
+)
+
+// Symbol is a function interned in a Table: a small integer standing for an
+// image and a function name. Return (0) marks a function exit in an event
+// sequence, as the ID 0 does in ParLOT.
+type Symbol uint32
+
+// Return is the event that marks a function exit.
+const Return Symbol = 0
+
+// Name is what a Symbol stands for: the image (executable or shared library
+// path) and the function name in it.
+type Name struct {
+	Image string
+	Func  string
+}
+
+// String returns "image:function" with the image's base name, the form used
+// in listings.
+func (n Name) String() string {
+	if n.Image == "" {
+		return n.Func
+	}
+	return path.Base(n.Image) + ":" + n.Func
+}
+
+// Table interns Names into Symbols. Symbols are numbered 1, 2, … in the order
+// names are first interned; 0 is Return. One table is shared by every trace
+// of a comparison, so equal names are equal symbols across processes and
+// runs. A Table is not safe for concurrent Intern calls.
+type Table struct {
+	names []Name
+	index map[Name]Symbol
+}
+
+// NewTable returns an empty table holding only Return.
+func NewTable() *Table {
+	return &Table{names: []Name{{Func: "<return>"}}, index: map[Name]Symbol{}}
+}
+
+// Intern returns the symbol of n, adding it if it is new.
+func (t *Table) Intern(n Name) Symbol {
+	if s, ok := t.index[n]; ok {
+		return s
+	}
+	s := Symbol(len(t.names))
+	t.names = append(t.names, n)
+	t.index[n] = s
+	return s
+}
+
+// Lookup returns the symbol of n and whether it is in the table.
+func (t *Table) Lookup(n Name) (Symbol, bool) {
+	s, ok := t.index[n]
+	return s, ok
+}
+
+// Name returns what s stands for. Return's name has the function "<return>".
+func (t *Table) Name(s Symbol) Name { return t.names[s] }
+
+// Len returns the number of symbols including Return, so valid symbols are
+// 0 ≤ s < Len(); a per-symbol slice of that length can be indexed by Symbol.
+func (t *Table) Len() int { return len(t.names) }
