@@ -1,0 +1,91 @@
+package decode
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// ManifestName is the file name of a run directory's manifest.
+const ManifestName = "run.json"
+
+// ManifestSchema is the schema version written in every manifest; readers
+// refuse newer major versions.
+const ManifestSchema = 1
+
+// Manifest is run.json: what this project's capture knows about a recorded
+// run beyond the traces themselves. Every rank's recorder adds its own entry
+// (under a file lock), so a manifest of a run whose recorders were killed
+// may lack ranks; the traces remain the evidence.
+type Manifest struct {
+	Schema      int       `json:"schema"`
+	Tool        string    `json:"tool"`         // "difftrace"
+	ToolVersion string    `json:"tool_version"` // version of the recorder
+	Format      string    `json:"format"`       // "parlot-17": the trace files' format
+	Backend     string    `json:"backend"`      // "uftrace", "pin" or "convert"
+	Images      string    `json:"images"`       // "main" (main image only) or "all" (all images)
+	Prefix      string    `json:"prefix"`       // trace files are <prefix>.<rank>.info and <prefix>.<rank>.<thread>
+	Command     []string  `json:"command"`      // the traced program and its arguments
+	Start       time.Time `json:"start"`        // first rank's start
+	End         time.Time `json:"end"`          // last rank's end (zero while running)
+	Ranks       []Rank    `json:"ranks"`        // sorted by rank
+}
+
+// Rank is one process of a run as its recorder saw it.
+type Rank struct {
+	Rank  int       `json:"rank"`
+	Host  string    `json:"host"`
+	PID   int       `json:"pid"` // the traced program's process id
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"` // zero if the recorder never saw the end
+
+	// How it ended: Exited with ExitStatus, or killed by Signal (e.g.
+	// "SIGTERM"); KilledByTimeout when the recorder's --timeout fired.
+	Exited          bool   `json:"exited"`
+	ExitStatus      int    `json:"exit_status"`
+	Signal          string `json:"signal,omitempty"`
+	KilledByTimeout bool   `json:"killed_by_timeout"`
+	// Note says, in a sentence, anything else about the ending (e.g. that
+	// the open frames of a hung thread were added from a stack snapshot).
+	Note string `json:"note,omitempty"`
+
+	Threads []Thread `json:"threads"` // sorted by thread index
+}
+
+// Thread is one traced thread of a rank.
+type Thread struct {
+	Thread int    `json:"thread"` // 0 = main, then creation order
+	TID    int    `json:"tid"`    // the operating system's thread id
+	Events uint64 `json:"events"` // values in the trace (entries + exits)
+	Bytes  int64  `json:"bytes"`  // size of the compressed trace file
+}
+
+// ReadManifest reads and checks a run.json file.
+func ReadManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		if se, ok := err.(*json.SyntaxError); ok {
+			return nil, fmt.Errorf("%s: byte %d: malformed run manifest: %v (fix or remove the file; the traces can be read without it)", path, se.Offset, err)
+		}
+		return nil, fmt.Errorf("%s: malformed run manifest: %v (fix or remove the file; the traces can be read without it)", path, err)
+	}
+	if m.Schema < 1 || m.Schema > ManifestSchema {
+		return nil, fmt.Errorf("%s: manifest schema %d is not one this difftrace reads (1 to %d); use a newer difftrace", path, m.Schema, ManifestSchema)
+	}
+	return &m, nil
+}
+
+// Rank returns the entry of rank r, if the manifest has one.
+func (m *Manifest) Rank(r int) (*Rank, bool) {
+	for i := range m.Ranks {
+		if m.Ranks[i].Rank == r {
+			return &m.Ranks[i], true
+		}
+	}
+	return nil, false
+}
