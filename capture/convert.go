@@ -48,10 +48,9 @@ type ConvertResult struct {
 
 // threadPlan is what pass 1 learns about a thread.
 type threadPlan struct {
-	task   decode.UftraceTask
-	stats  decode.UftraceThreadStats
-	extra  []trace.Name // calls appended from the stack snapshot
-	fromSn bool         // the thread is known only from the snapshot
+	task  decode.UftraceTask
+	stats decode.UftraceThreadStats
+	extra []trace.Name // calls appended from the stack snapshot
 }
 
 // ConvertUftrace writes the ParLOT files of one process of a uftrace
@@ -93,7 +92,7 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 		p.stats = st
 	}
 	if opt.Snapshot != nil {
-		plans = addSnapshotFrames(data, pid, opt, plans, res)
+		addSnapshotFrames(data, pid, opt, plans, res)
 		for _, p := range plans {
 			for _, n := range p.extra {
 				note(n)
@@ -153,21 +152,19 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 				buf = buf[:0]
 				return err
 			}
-			if !p.fromSn {
-				_, err := data.ReadCalls(p.task, func(c decode.UftraceCall) error {
-					v := uint16(0)
-					if !c.Exit {
-						v = ids[c.Name]
-					}
-					buf = append(buf, v)
-					if len(buf) == cap(buf) {
-						return flush()
-					}
-					return nil
-				})
-				if err != nil {
-					return err
+			_, err := data.ReadCalls(p.task, func(c decode.UftraceCall) error {
+				v := uint16(0)
+				if !c.Exit {
+					v = ids[c.Name]
 				}
+				buf = append(buf, v)
+				if len(buf) == cap(buf) {
+					return flush()
+				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			for _, x := range p.extra {
 				buf = append(buf, ids[x])
@@ -201,7 +198,7 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 // addSnapshotFrames decides, for each thread of the snapshot that was
 // inside a traced call, whether that call's entry is missing from the
 // recording, and plans to append it.
-func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, plans []*threadPlan, res *ConvertResult) []*threadPlan {
+func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, plans []*threadPlan, res *ConvertResult) {
 	sn := opt.Snapshot
 	byTID := map[int]*threadPlan{}
 	for _, p := range plans {
@@ -213,42 +210,29 @@ func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, pl
 		tids = append(tids, tid)
 	}
 	slices.Sort(tids)
-	added := false
 	var unnamed []string
 	for _, tid := range tids {
+		p := byTID[tid]
 		f, ok := InnermostTraced(sn.Threads[tid])
-		if !ok {
+		if p == nil || !ok {
+			// uftrace announces a thread at its first traced call, before
+			// any record: a thread it does not know was never in one.
 			continue
+		}
+		if p.stats.LastTime >= sn.Time {
+			continue // the thread moved on while the snapshot was taken
 		}
 		name, ok := snapshotName(data, pid, opt.MainImage, opt.AllImages, f, plt)
 		if !ok {
 			if names, err := decode.ELFFunctionNames(f.Module, f.Vaddr); err == nil && len(names) > 0 {
-				unnamed = append(unnamed, fmt.Sprintf("thread id %d was inside %s (%s), reached through a call the recording does not name", tid, names[0], filepath.Base(f.Module)))
+				unnamed = append(unnamed, fmt.Sprintf("thread %d was inside %s (%s), reached through a call the recording does not name", p.task.Thread, names[0], filepath.Base(f.Module)))
 			}
 			continue
-		}
-		p := byTID[tid]
-		if p == nil {
-			p = &threadPlan{task: decode.UftraceTask{PID: pid, TID: tid}, fromSn: true}
-			plans = append(plans, p)
-			added = true
-		} else if p.stats.LastTime >= sn.Time {
-			continue // the thread moved on while the snapshot was taken
 		}
 		if len(p.stats.Open) > 0 && p.stats.Open[len(p.stats.Open)-1] == name {
 			continue // its entry is already recorded
 		}
 		p.extra = append(p.extra, name)
-	}
-	if added {
-		// Renumber: threads by creation (thread-id) order, the main first.
-		slices.SortStableFunc(plans, func(a, b *threadPlan) int {
-			ka, kb := ((a.task.TID-pid)%(1<<22)+(1<<22))%(1<<22), ((b.task.TID-pid)%(1<<22)+(1<<22))%(1<<22)
-			return ka - kb
-		})
-		for i, p := range plans {
-			p.task.Thread = i
-		}
 	}
 	for _, p := range plans {
 		for _, x := range p.extra {
@@ -256,7 +240,6 @@ func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, pl
 		}
 	}
 	res.Notes = append(res.Notes, unnamed...)
-	return plans
 }
 
 // snapshotName names a snapshot frame as the recording would have: a

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -148,17 +150,90 @@ func isRecorderModule(path string) bool {
 }
 
 // InnermostTraced returns the innermost frame of a thread that is a traced
-// call: uftrace hooks a traced call's return address to its trampoline, so
-// the unwinder stops there and the frame just inside it is that call. It
-// reports false when the thread is in no traced call.
+// call. uftrace replaces a traced call's return address by one of its
+// trampolines, so the frame that "returns" into the recorder library at an
+// address no call instruction precedes is a trampoline, and the frame just
+// inside it is the traced call. A thread whose recorder frame follows a
+// real call is inside the recorder itself (writing its buffers): it
+// reports false, as does a thread in no traced call.
 func InnermostTraced(frames []Frame) (Frame, bool) {
 	for i, f := range frames {
-		if isRecorderModule(f.Module) {
-			if i == 0 {
-				return Frame{}, false // inside the recorder itself
-			}
-			return frames[i-1], frames[i-1].Module != ""
+		if !isRecorderModule(f.Module) {
+			continue
 		}
+		if i == 0 || !f.Call || followsCall(f.Module, f.Vaddr+1) {
+			return Frame{}, false
+		}
+		in := frames[i-1]
+		return in, in.Module != "" && !isRecorderModule(in.Module)
 	}
 	return Frame{}, false
+}
+
+var (
+	codeMu    sync.Mutex
+	codeCache = map[string]*elf.File{}
+)
+
+// followsCall reports whether the instruction that ends just before the
+// virtual address ret of the ELF file at path is a call: a near call
+// (E8 rel32) or an indirect call (FF /2, with any addressing form and an
+// optional REX prefix). Unreadable code counts as a call, so that unknown
+// frames are never taken for trampolines.
+func followsCall(path string, ret uint64) bool {
+	codeMu.Lock()
+	defer codeMu.Unlock()
+	f, ok := codeCache[path]
+	if !ok {
+		f, _ = elf.Open(path)
+		codeCache[path] = f
+	}
+	if f == nil {
+		return true
+	}
+	var b [8]byte
+	read := false
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && ret >= p.Vaddr+8 && ret <= p.Vaddr+p.Filesz {
+			_, err := p.ReadAt(b[:], int64(ret-8-p.Vaddr))
+			read = err == nil
+			break
+		}
+	}
+	if !read {
+		return true
+	}
+	if b[3] == 0xe8 {
+		return true
+	}
+	// FF /2: the ModRM byte's reg field is 2; its length follows from mod,
+	// r/m and (for r/m 100) the SIB byte.
+	for l := 2; l <= 7; l++ {
+		op := 8 - l
+		if b[op] != 0xff {
+			continue
+		}
+		m := b[op+1]
+		if m>>3&7 != 2 {
+			continue
+		}
+		n := 2
+		mod, rm := m>>6, m&7
+		if mod != 3 && rm == 4 {
+			n++ // SIB
+			if mod == 0 && op+2 < 8 && b[op+2]&7 == 5 {
+				n += 4
+			}
+		}
+		switch {
+		case mod == 1:
+			n++
+		case mod == 2, mod == 0 && rm == 5:
+			n += 4
+		}
+		if n == l {
+			return true
+		}
+	}
+	return false
 }
