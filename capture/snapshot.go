@@ -67,7 +67,7 @@ func TakeSnapshot(pid int, timeout time.Duration) (*Snapshot, error) {
 	defer cancel()
 	s := &Snapshot{Time: monotonicNow()}
 	var out, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, tool, "-p", strconv.Itoa(pid), "-m", "-b", "-a", "-n", "128")
+	cmd := exec.CommandContext(ctx, tool, "-p", strconv.Itoa(pid), "-q", "-m", "-b", "-a", "-n", "128")
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	err = cmd.Run()
 	s.Threads = parseEuStack(out.Bytes())

@@ -92,7 +92,8 @@ type UftraceData struct {
 	Version  uint32
 	Features uint64
 	// Info holds the "key:value" lines of the info file (exename, cmdline,
-	// exit_status, …); a repeated key keeps its last value.
+	// exit_status, …); a repeated key keeps its last value, and grouped
+	// lines "osinfo:hostname=node01" are also under "osinfo:hostname".
 	Info     map[string]string
 	Sessions []UftraceSession // in task.txt order
 	// Tasks lists every thread that has a TASK line or a data file, grouped
@@ -204,8 +205,15 @@ func (d *UftraceData) readInfo() error {
 		hsize = uftraceHeaderSize
 	}
 	for _, line := range strings.Split(string(b[hsize:]), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			d.Info[k] = v
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		d.Info[k] = v
+		// Grouped lines such as "osinfo:hostname=node01" are also kept
+		// under "osinfo:hostname".
+		if sub, val, ok := strings.Cut(v, "="); ok && sub != "" && !strings.ContainsAny(sub, " /") {
+			d.Info[k+":"+sub] = val
 		}
 	}
 	return nil

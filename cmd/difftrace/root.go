@@ -26,6 +26,6 @@ one of them changed (diffNLR).`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
-	root.AddCommand(newCaptureCmd())
+	root.AddCommand(newCaptureCmd(), newConvertCmd())
 	return root
 }
