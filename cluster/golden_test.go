@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"strconv"
 	"testing"
 )
@@ -178,5 +180,34 @@ func TestFowlkesMallowsGolden(t *testing.T) {
 		if !sameHeight(got, c.BK) {
 			t.Errorf("case %d: B = %.17g; want %.17g (a=%v b=%v)", i, got, c.BK, c.A, c.B)
 		}
+	}
+}
+
+// TestGoldenUpToDate reruns testdata/gen_golden.py with Debian's SciPy and
+// checks that it reproduces testdata/golden.json byte for byte, so the
+// committed expectations are SciPy's and not edited by hand. In CI a missing
+// SciPy is a failure; elsewhere the test is skipped.
+func TestGoldenUpToDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not running SciPy")
+	}
+	const python = "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import scipy").Run(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s with SciPy is needed (apt-get install python3-scipy): %v", python, err)
+		}
+		t.Skipf("SKIPPED: %s has no SciPy (apt-get install python3-scipy); golden.json not regenerated", python)
+	}
+	out, err := exec.Command(python, "testdata/gen_golden.py").Output()
+	if err != nil {
+		t.Fatalf("gen_golden.py: %v", err)
+	}
+	want, err := os.ReadFile("testdata/golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, want) {
+		t.Fatalf("testdata/gen_golden.py no longer reproduces testdata/golden.json; "+
+			"regenerate it: %s cluster/testdata/gen_golden.py > cluster/testdata/golden.json", python)
 	}
 }

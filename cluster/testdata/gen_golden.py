@@ -12,8 +12,8 @@ method) and flat clusterings for several k.
 Flat clusterings. SciPy 1.10's fcluster(Z, k, criterion="maxclust") has a
 known defect in its binary search (scipy/scipy#12651, fixed by
 scipy/scipy#21121): its lower bound starts at index 0 instead of -1, so the
-smallest merge height is never tried as a cut-off and k >= n-1 yields fewer
-clusters than it could (for n = 2 it reads one slot past its array). Package
+lowest merge is never tried as a cut-off and k >= n-1 yields fewer clusters
+than it could (three observations cut into k = 3 give one cluster). Package
 cluster follows the corrected search. So the labels recorded here come from
 SciPy's own cluster_monocrit (fcluster criterion="monocrit" with
 monocrit=maxdists(Z)) at the cut-off that the corrected binary search picks;
