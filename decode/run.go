@@ -396,6 +396,21 @@ func readManifestFile(path string) (*Manifest, error) {
 	return m, nil
 }
 
+// OpenInput opens a regular file for reading, with errors that say what is
+// wrong and what to do; a directory, FIFO or device is refused before it is
+// opened (a FIFO would block). It returns the file and its size.
+func OpenInput(path string) (*os.File, int64, error) {
+	size, err := regularFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, readError(path, err)
+	}
+	return f, size, nil
+}
+
 // regularFile returns the size of the regular file at path, or an error that
 // says what is there instead. A FIFO or device would block or never end, so
 // it is refused before it is opened.
@@ -408,7 +423,16 @@ func regularFile(path string) (int64, error) {
 	case st.IsDir():
 		return 0, fmt.Errorf("%s: cannot read: is a directory, not a file (remove or rename it; it is not part of the run)", path)
 	case !st.Mode().IsRegular():
-		return 0, fmt.Errorf("%s: cannot read: not a regular file (%s); copy the real file into the run directory", path, st.Mode().Type())
+		what := "a special file"
+		switch t := st.Mode().Type(); {
+		case t&os.ModeNamedPipe != 0:
+			what = "a named pipe (FIFO)"
+		case t&os.ModeSocket != 0:
+			what = "a socket"
+		case t&os.ModeDevice != 0:
+			what = "a device"
+		}
+		return 0, fmt.Errorf("%s: cannot read: not a regular file but %s; copy the real file into the run directory", path, what)
 	}
 	return st.Size(), nil
 }
@@ -529,12 +553,9 @@ type parlotSource struct {
 }
 
 func (s *parlotSource) open(maxEvents uint64) (symbolReader, error) {
-	if _, err := regularFile(s.path); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(s.path)
+	f, _, err := OpenInput(s.path)
 	if err != nil {
-		return nil, readError(s.path, err)
+		return nil, err
 	}
 	rd := NewReader(f, s.path, maxEvents)
 	rd.CheckIDs(len(s.syms)-1, s.info)
