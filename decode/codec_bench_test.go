@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/difftrace/difftrace/capture"
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // solverTrace returns a deterministic loop-heavy event sequence of at least n
@@ -72,26 +74,42 @@ func encodeAll(b testing.TB, vals []uint16) []byte {
 	return buf.Bytes()
 }
 
-// benchInputs are the sequences the codec benchmarks run on.
+var (
+	benchOnce sync.Once
+	benchSeqs map[string][]uint16
+)
+
+// benchInputs are the sequences the codec benchmarks run on: the solver
+// trace (10 million events, compression ratio about 370, like a real
+// solver's) and the norepeat fixture (random IDs: the worst case).
 func benchInputs(b *testing.B) map[string][]uint16 {
-	raw, err := os.ReadFile(filepath.Join("..", "testdata", "parlot", "edge", "norepeat.u16"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	norepeat := make([]uint16, len(raw)/2)
-	for i := range norepeat {
-		norepeat[i] = uint16(raw[2*i]) | uint16(raw[2*i+1])<<8
-	}
-	return map[string][]uint16{"solver": solverTrace(10_000_000), "norepeat": norepeat}
+	benchOnce.Do(func() {
+		raw, err := os.ReadFile(filepath.Join("..", "testdata", "parlot", "edge", "norepeat.u16"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		norepeat := make([]uint16, len(raw)/2)
+		for i := range norepeat {
+			norepeat[i] = uint16(raw[2*i]) | uint16(raw[2*i+1])<<8
+		}
+		benchSeqs = map[string][]uint16{"solver": solverTrace(10_000_000), "norepeat": norepeat}
+	})
+	return benchSeqs
 }
 
+// reportEvents adds the throughput in millions of events per second.
+func reportEvents(b *testing.B, events int) {
+	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+}
+
+// BenchmarkDecode measures the ParLOT reader alone, from memory.
 func BenchmarkDecode(b *testing.B) {
 	for _, name := range []string{"solver", "norepeat"} {
 		vals := benchInputs(b)[name]
 		file := encodeAll(b, vals)
 		b.Run(name, func(b *testing.B) {
 			buf := make([]uint16, 64<<10)
-			b.SetBytes(int64(len(file)))
+			b.SetBytes(int64(2 * len(vals)))
 			for b.Loop() {
 				r := decode.NewReader(bytes.NewReader(file), name, 0)
 				for {
@@ -104,11 +122,12 @@ func BenchmarkDecode(b *testing.B) {
 					}
 				}
 			}
-			b.ReportMetric(float64(len(vals))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+			reportEvents(b, len(vals))
 		})
 	}
 }
 
+// BenchmarkEncode measures the ParLOT writer alone, into memory.
 func BenchmarkEncode(b *testing.B) {
 	for _, name := range []string{"solver", "norepeat"} {
 		vals := benchInputs(b)[name]
@@ -123,7 +142,54 @@ func BenchmarkEncode(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(len(vals))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+			reportEvents(b, len(vals))
+		})
+	}
+}
+
+// benchRun writes the solver trace as a one-trace run directory.
+func benchRun(b *testing.B) (*decode.Run, int) {
+	vals := benchInputs(b)["solver"]
+	dir := b.TempDir()
+	info := "+\n/bin/solver\nmain\nstep\nsweep\nkernel\nflux\nupdate\nexchange\n+\n/lib/libmpi.so.40\nMPI_Isend\nMPI_Irecv\nMPI_Waitall\nMPI_Allreduce\n+\n/bin/solver\nlog\nnorm\n"
+	if err := os.WriteFile(filepath.Join(dir, "trace.0.info"), []byte(info), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trace.0.0"), encodeAll(b, vals), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	run, err := decode.Open(dir, trace.NewTable(), decode.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return run, len(vals)
+}
+
+// BenchmarkStream measures what later stages get: a trace file decoded and
+// mapped to the run's symbols, chunk by chunk.
+func BenchmarkStream(b *testing.B) {
+	run, n := benchRun(b)
+	id := run.Traces()[0]
+	for b.Loop() {
+		if err := run.Stream(id, func([]trace.Symbol) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportEvents(b, n)
+}
+
+// BenchmarkSummarize measures the trace reader's statistics (call and edge
+// counts) over a streamed trace.
+func BenchmarkSummarize(b *testing.B) {
+	run, n := benchRun(b)
+	for _, edges := range []bool{false, true} {
+		b.Run(map[bool]string{false: "calls", true: "calls+edges"}[edges], func(b *testing.B) {
+			for b.Loop() {
+				if _, err := run.Summarize(run.Traces(), edges); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportEvents(b, n)
 		})
 	}
 }

@@ -133,9 +133,17 @@ type Counter struct {
 	edges   bool
 	calls   []uint64 // by symbol, grown on demand
 	touched []trace.Symbol
-	edgeN   map[uint64]uint64
-	stack   []trace.Symbol
-	st      Stats
+	edgeN   map[uint64]*uint64 // caller<<32 | callee → count
+	// A small direct-mapped cache in front of edgeN: a loop calls the same
+	// few edges over and over, and a hit costs no map lookup.
+	edgeCache [256]edgeSlot
+	stack     []trace.Symbol
+	st        Stats
+}
+
+type edgeSlot struct {
+	key uint64
+	n   *uint64
 }
 
 // NewCounter returns a Counter for symbols of a table of n symbols (it grows
@@ -143,7 +151,7 @@ type Counter struct {
 func NewCounter(n int, edges bool) *Counter {
 	c := &Counter{edges: edges, calls: make([]uint64, n)}
 	if edges {
-		c.edgeN = map[uint64]uint64{}
+		c.edgeN = map[uint64]*uint64{}
 	}
 	return c
 }
@@ -173,7 +181,17 @@ func (c *Counter) Add(chunk []trace.Symbol) {
 			if len(stack) > 0 {
 				caller = stack[len(stack)-1]
 			}
-			c.edgeN[uint64(caller)<<32|uint64(s)]++
+			key := uint64(caller)<<32 | uint64(s)
+			slot := &c.edgeCache[(uint32(caller)*97+uint32(s))&255]
+			if slot.n == nil || slot.key != key {
+				n := c.edgeN[key]
+				if n == nil {
+					n = new(uint64)
+					c.edgeN[key] = n
+				}
+				slot.key, slot.n = key, n
+			}
+			*slot.n++
 		}
 		stack = append(stack, s)
 		if len(stack) > c.st.MaxDepth {
@@ -199,10 +217,11 @@ func (c *Counter) Stats() *Stats {
 	if c.edges {
 		st.Edges = make([]EdgeCount, 0, len(c.edgeN))
 		for k, n := range c.edgeN {
-			st.Edges = append(st.Edges, EdgeCount{trace.Symbol(k >> 32), trace.Symbol(uint32(k)), n})
+			st.Edges = append(st.Edges, EdgeCount{trace.Symbol(k >> 32), trace.Symbol(uint32(k)), *n})
 		}
 		slices.SortFunc(st.Edges, compareEdges)
 		clear(c.edgeN)
+		c.edgeCache = [256]edgeSlot{}
 	}
 	c.touched = c.touched[:0]
 	c.stack = c.stack[:0]
