@@ -198,13 +198,14 @@ type lister struct {
 	id     string
 	open   []trace.Symbol // the calls open so far, for the end-of-trace note
 	json   map[trace.Symbol]string
+	names  map[trace.Symbol]string
 	line   []byte
 	err    error
 	events uint64
 }
 
 func newLister(w io.Writer, tab *trace.Table, format string) *lister {
-	return &lister{w: w, tab: tab, format: format, json: map[trace.Symbol]string{}}
+	return &lister{w: w, tab: tab, format: format, json: map[trace.Symbol]string{}, names: map[trace.Symbol]string{}}
 }
 
 func (l *lister) begin(id trace.ID, t *decode.TraceFile) {
@@ -226,7 +227,12 @@ func (l *lister) name(s trace.Symbol) string {
 	if s == trace.Return {
 		return "?"
 	}
-	return l.tab.Name(s).String()
+	if n, ok := l.names[s]; ok {
+		return n
+	}
+	n := l.tab.Name(s).String()
+	l.names[s] = n
+	return n
 }
 
 func (l *lister) event(e decode.Event) error {
@@ -239,9 +245,14 @@ func (l *lister) event(e decode.Event) error {
 		l.open = append(l.open, e.Func)
 	}
 	b := l.line[:0]
+	kind := "call"
+	if e.Exit {
+		kind = "return"
+	}
 	switch l.format {
 	case "tree":
-		b = fmt.Appendf(b, "%8d  ", e.Index)
+		b = appendPadded(b, e.Index, 8)
+		b = append(b, ' ', ' ')
 		for range e.Depth {
 			b = append(b, ' ', ' ')
 		}
@@ -252,26 +263,48 @@ func (l *lister) event(e decode.Event) error {
 		}
 		b = append(b, l.name(e.Func)...)
 	case "flat":
-		kind := "call"
-		if e.Exit {
-			kind = "return"
-		}
 		n := trace.Name{}
 		if e.Func != trace.Return {
 			n = l.tab.Name(e.Func)
 		}
-		b = fmt.Appendf(b, "%s\t%d\t%d\t%s\t%s\t%s", l.id, e.Index, e.Depth, kind, n.Image, n.Func)
+		b = append(b, l.id...)
+		b = append(b, '\t')
+		b = strconv.AppendUint(b, e.Index, 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(e.Depth), 10)
+		b = append(b, '\t')
+		b = append(b, kind...)
+		b = append(b, '\t')
+		b = append(b, n.Image...)
+		b = append(b, '\t')
+		b = append(b, n.Func...)
 	case "json":
-		kind := "call"
-		if e.Exit {
-			kind = "return"
-		}
-		b = fmt.Appendf(b, `{"trace":"%s","event":%d,"depth":%d,"kind":"%s",%s}`, l.id, e.Index, e.Depth, kind, l.jsonName(e.Func))
+		b = append(b, `{"trace":"`...)
+		b = append(b, l.id...)
+		b = append(b, `","event":`...)
+		b = strconv.AppendUint(b, e.Index, 10)
+		b = append(b, `,"depth":`...)
+		b = strconv.AppendInt(b, int64(e.Depth), 10)
+		b = append(b, `,"kind":"`...)
+		b = append(b, kind...)
+		b = append(b, `",`...)
+		b = append(b, l.jsonName(e.Func)...)
+		b = append(b, '}')
 	}
 	b = append(b, '\n')
 	l.line = b
 	l.write(b)
 	return l.err
+}
+
+// appendPadded appends n right-aligned in width columns.
+func appendPadded(b []byte, n uint64, width int) []byte {
+	var tmp [20]byte
+	d := strconv.AppendUint(tmp[:0], n, 10)
+	for i := len(d); i < width; i++ {
+		b = append(b, ' ')
+	}
+	return append(b, d...)
 }
 
 // jsonName returns the "image" and "func" members for s, encoded once.
