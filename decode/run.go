@@ -39,6 +39,9 @@ type Options struct {
 	MaxEvents uint64
 	// Workers is how many traces decode at once (0 means GOMAXPROCS).
 	Workers int
+	// Progress, if set, is called each time ForEach (and so Load and
+	// Summarize) finishes a trace, from any goroutine: for progress bars.
+	Progress func()
 }
 
 // Run is a recorded run opened for reading: its processes, their threads and
@@ -689,7 +692,13 @@ func (r *Run) Stream(id trace.ID, fn func(chunk []trace.Symbol) error) error {
 // traces start, and the error returned is that of the failing trace with the
 // lowest index, so errors are deterministic too.
 func (r *Run) ForEach(ids []trace.ID, fn func(i int, id trace.ID) error) error {
-	return parallel(len(ids), r.opts.Workers, func(i int) error { return fn(i, ids[i]) })
+	return parallel(len(ids), r.opts.Workers, func(i int) error {
+		err := fn(i, ids[i])
+		if r.opts.Progress != nil {
+			r.opts.Progress()
+		}
+		return err
+	})
 }
 
 // Load decodes the given traces into memory, in parallel. Memory grows with

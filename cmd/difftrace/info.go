@@ -32,12 +32,13 @@ can be summarised.`,
   difftrace info faulty/ --max-events 1e10`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			run, err := rf.open(args[0])
+			run, done, err := rf.openWithProgress(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			ids := run.Traces()
 			stats, err := run.Summarize(ids, false)
+			done()
 			if err != nil {
 				return err
 			}

@@ -54,7 +54,7 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 			if f.top < 0 {
 				return fmt.Errorf("--top %d: want 0 (all) or more", f.top)
 			}
-			run, err := f.open(args[0])
+			run, done, err := f.openWithProgress(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -63,6 +63,7 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 				return err
 			}
 			stats, err := run.Summarize(ids, f.edges)
+			done()
 			if err != nil {
 				return err
 			}
