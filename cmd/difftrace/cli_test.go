@@ -302,3 +302,26 @@ func TestVersionHelpAndCompletion(t *testing.T) {
 		}
 	}
 }
+
+// The same inputs give byte-identical outputs whatever the core count.
+func TestOutputsDoNotDependOnCores(t *testing.T) {
+	run := filepath.Join(fixtureDir, "oddeven4")
+	for _, args := range [][]string{
+		{"info", run},
+		{"stats", run, "--by", "thread", "--edges", "--format", "json"},
+		{"stats", run, "--by", "program", "--edges", "--format", "csv"},
+		{"decode", run, "--format", "flat"},
+	} {
+		var outs []string
+		for _, procs := range []string{"1", "2", "7"} {
+			r := difftraceEnv(t, []string{"GOMAXPROCS=" + procs}, args...)
+			if r.code != 0 {
+				t.Fatalf("%v: %s", args, r.stderr)
+			}
+			outs = append(outs, string(r.stdout))
+		}
+		if outs[0] != outs[1] || outs[0] != outs[2] {
+			t.Errorf("difftrace %s: output depends on GOMAXPROCS", strings.Join(args, " "))
+		}
+	}
+}

@@ -45,7 +45,14 @@ type result struct {
 // difftrace runs the binary with args.
 func difftrace(t *testing.T, args ...string) result {
 	t.Helper()
+	return difftraceEnv(t, nil, args...)
+}
+
+// difftraceEnv runs the binary with args and extra environment variables.
+func difftraceEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(difftraceBin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
