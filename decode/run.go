@@ -136,7 +136,10 @@ func (d *dirListing) path(name string) string { return filepath.Join(d.dir, name
 
 // Open opens the run in dir and interns every function name of its tables
 // into symbols (in process order, so the symbols do not depend on timing).
-// It reads no trace: it lists the processes, threads and files.
+// It reads no trace: it lists the processes, threads and files. Open two
+// runs of a comparison one after the other with the same table (normal run
+// first): equal names then get equal symbols, and nothing else may use the
+// table while Open runs.
 func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 	if opts.MaxEvents == 0 {
 		opts.MaxEvents = DefaultMaxEvents
@@ -649,7 +652,7 @@ func (r *Run) procRange() string {
 	return fmt.Sprintf("%d to %d", r.Procs[0].Index, r.Procs[len(r.Procs)-1].Index)
 }
 
-// Events opens the trace id for reading its events one chunk at a time, in
+// events opens the trace id for reading its events one chunk at a time, in
 // the run's symbols. The caller must Close it.
 func (r *Run) events(id trace.ID) (symbolReader, error) {
 	t, ok := r.byID[id]
