@@ -23,7 +23,7 @@ func FuzzReader(f *testing.F) {
 	}
 	f.Add([]byte{}, false, uint16(0))
 	f.Add([]byte{0xff, 1, 2, 3, 4, 5, 6, 7, 8, 4}, true, uint16(2))
-	const limit = 1 << 20
+	const limit = 1 << 17
 	f.Fuzz(func(t *testing.T, data []byte, checked bool, funcs uint16) {
 		r := NewReader(bytes.NewReader(data), "fuzz", limit)
 		if checked {
