@@ -62,6 +62,9 @@ table; only --format u16 applies.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("stack-at") && f.stackAt < 0 {
+				return fmt.Errorf("--stack-at %d: events count from 0", f.stackAt)
+			}
 			if f.raw != "" {
 				if !cmd.Flags().Changed("format") {
 					f.format = "u16"

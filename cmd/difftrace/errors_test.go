@@ -191,6 +191,7 @@ func TestBadInput(t *testing.T) {
 		fails(t, []string{"no trace 9.0 in this run"}, "decode", run, "-t", "9.0")
 		fails(t, []string{"--format u16 works on one trace, and " + run + " holds 4; choose one with --trace P.T"}, "decode", run, "-f", "u16")
 		fails(t, []string{"event 99 is past the end of trace 0.0, which has 28 events (0 to 27)"}, "decode", run, "-t", "0.0", "--stack-at", "99")
+		fails(t, []string{"--stack-at -3: events count from 0"}, "decode", run, "-t", "0.0", "--stack-at", "-3")
 		fails(t, []string{"only --format u16 applies"}, "decode", "--raw", filepath.Join(fixtureDir, "edge", "n1.bin"), "-f", "tree")
 	})
 }
