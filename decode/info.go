@@ -127,19 +127,3 @@ func clip(b []byte) string {
 	}
 	return string(b)
 }
-
-// readError words an error opening or reading an input file so the user
-// knows what to do.
-func readError(path string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("%s: cannot read: the file does not exist (a dangling symbolic link, or the file was moved; restore it from the original run)", path)
-	case errors.Is(err, os.ErrPermission):
-		return fmt.Errorf("%s: cannot read: permission denied (give the user running difftrace read access)", path)
-	}
-	return fmt.Errorf("%s: cannot read: %v (check the file is intact and readable)", path, err)
-}
