@@ -26,5 +26,6 @@ one of them changed (diffNLR).`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
+	root.AddCommand(newInfoCmd(), newDecodeCmd(), newStatsCmd(), newConvertCmd())
 	return root
 }

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/decode"
+)
+
+type convertFlags struct {
+	from string
+	out  string
+}
+
+func newConvertCmd() *cobra.Command {
+	var f convertFlags
+	cmd := &cobra.Command{
+		Use:   "convert --from u16 IN -o OUT",
+		Short: "Write a ParLOT trace file from another form of a trace",
+		Long: `convert writes one ParLOT trace file (LZa3|ZE, byte for byte as the original
+tool writes it) from a trace in another form:
+
+  u16   a raw sequence of little-endian uint16 values: a function ID at every
+        entry, 0 at every exit (what "decode --format u16" prints)
+
+OUT is written under a temporary name and renamed into place when complete,
+so a failure leaves no partial file and never replaces an existing one.`,
+		Example: `  difftrace convert --from u16 loops.u16 -o trace.0.0
+  difftrace decode --raw trace.0.0 --format u16 | cmp - loops.u16`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.out == "" {
+				return fmt.Errorf("convert needs an output file: -o OUT")
+			}
+			switch f.from {
+			case "u16":
+				return convertU16(args[0], f.out)
+			case "":
+				return fmt.Errorf("convert needs the input's form: --from u16")
+			}
+			return fmt.Errorf("--from %q: this difftrace converts from u16 (raw little-endian uint16 values)", f.from)
+		},
+	}
+	cmd.Flags().StringVar(&f.from, "from", "", "the input's form: u16 (raw little-endian uint16 values)")
+	cmd.Flags().StringVarP(&f.out, "output", "o", "", "the ParLOT trace `FILE` to write")
+	cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"u16"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// convertU16 compresses the raw values in inPath into the ParLOT file outPath.
+func convertU16(inPath, outPath string) error {
+	in, size, err := decode.OpenInput(inPath)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if size%2 != 0 {
+		return fmt.Errorf("%s: byte %d: the file has an odd number of bytes, but a u16 trace holds 2-byte values (the file is truncated or not a u16 trace)", inPath, size-1)
+	}
+	out, err := createOutput(outPath, nil, inPath)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	w := capture.NewWriter(out)
+	buf := make([]byte, 256<<10)
+	vals := make([]uint16, len(buf)/2)
+	var off int64
+	for {
+		n, err := io.ReadFull(in, buf)
+		if n%2 != 0 && err == nil {
+			return fmt.Errorf("%s: byte %d: short read", inPath, off+int64(n))
+		}
+		for i := range n / 2 {
+			vals[i] = binary.LittleEndian.Uint16(buf[2*i:])
+		}
+		if werr := w.Write(vals[:n/2]); werr != nil {
+			return fmt.Errorf("%s: %v", outPath, werr)
+		}
+		off += int64(n)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: byte %d: cannot read: %v", inPath, off, err)
+		}
+	}
+	if off%2 != 0 {
+		return fmt.Errorf("%s: byte %d: the file has an odd number of bytes, but a u16 trace holds 2-byte values (the file is truncated or not a u16 trace)", inPath, off-1)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: %v", outPath, err)
+	}
+	return out.Commit()
+}
