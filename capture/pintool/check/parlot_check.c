@@ -11,7 +11,7 @@
  *       stdin: lines "e ID SP" (entry) and "x SP" (exit), SP in hex;
  *       stdout: the values the corrected trace holds, one per line.
  *   parlot_check trace PATH [-f MS] [-S DIR] [-L BYTES]
- *       stdin: lines as for callstack, plus "s" (sync now) and "b" (sync, print
+ *       stdin: lines as for callstack, plus "s" (sync now) and "b" (print
  *       "blocked" and sleep forever: a hung thread). The events go through a
  *       parlot_trace at PATH while a second thread syncs it every MS
  *       milliseconds (default: no such thread); with -S it copies the file to
@@ -184,7 +184,7 @@ static void *flush_loop(void *arg)
     d.tv_nsec = (flusher.ms % 1000) * 1000000L;
     while (!__atomic_load_n(&flusher.stop, __ATOMIC_ACQUIRE)) {
         nanosleep(&d, NULL);
-        if (flusher.snapdir != NULL && flusher.snaps < 500) {
+        if (flusher.snapdir != NULL && flusher.snaps < 50) {
             char to[4096];
             parlot_trace_lock(flusher.t);
             if (!flusher.t->closed && parlot_trace_sync_locked(flusher.t) == 0) {
@@ -242,8 +242,6 @@ static int cmd_trace(int argc, char **argv)
             parlot_trace_sync(flusher.t);
             break;
         case 'b':
-            if (flusher.ms <= 0)
-                parlot_trace_sync(flusher.t);
             printf("blocked\n");
             fflush(stdout);
             for (;;)
