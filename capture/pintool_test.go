@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ var pintoolSources = []string{
 
 // needTool fails (in CI) or skips (elsewhere, loudly) when a program the test
 // needs is missing.
-func needTool(t *testing.T, name string) string {
+func needTool(t testing.TB, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
@@ -49,7 +50,7 @@ func needTool(t *testing.T, name string) string {
 
 // buildCheck compiles the driver with the tool's C files into a temporary
 // directory, warnings as errors, with extra flags (e.g. sanitizers).
-func buildCheck(t *testing.T, extra ...string) string {
+func buildCheck(t testing.TB, extra ...string) string {
 	t.Helper()
 	gcc := needTool(t, "gcc")
 	exe := filepath.Join(t.TempDir(), "parlot_check")
@@ -880,4 +881,54 @@ func TestPinArgs(t *testing.T) {
 	if r.InfoPath() != "/runs/x/Hdbg.17.n.12.info" || r.TracePath(3) != "/runs/x/Hdbg.17.n.12.3" {
 		t.Fatalf("paths %s %s", r.InfoPath(), r.TracePath(3))
 	}
+}
+
+// BenchmarkPintoolCompressor measures the tool's C compressor (built -O2, run
+// as a process on a file of values) and the Go writer on the same loop-heavy
+// sequence of 2^24 values; the figure is ns per value.
+func BenchmarkPintoolCompressor(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	vals := make([]uint16, 0, 1<<24)
+	for len(vals) < cap(vals)-64 {
+		vals = append(vals, 10, 11, 0)
+		for range 1 + r.IntN(40) {
+			vals = append(vals, 12, 13, 0, 14, 0, 0)
+			if r.IntN(25) == 0 {
+				vals = append(vals, uint16(100+r.IntN(50)), 0)
+			}
+		}
+		vals = append(vals, 0)
+	}
+	in := filepath.Join(b.TempDir(), "vals.u16")
+	if err := os.WriteFile(in, u16Bytes(vals), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("C", func(b *testing.B) {
+		exe := buildCheck(b)
+		for b.Loop() {
+			f, err := os.Open(in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command(exe, "compress")
+			cmd.Stdin = f
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(vals)), "ns/value")
+	})
+	b.Run("Go", func(b *testing.B) {
+		for b.Loop() {
+			w := NewWriter(io.Discard)
+			if err := w.Write(vals); err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(vals)), "ns/value")
+	})
 }

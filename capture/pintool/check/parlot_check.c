@@ -61,26 +61,34 @@ static void put_all(const uint8_t *p, size_t n)
 static int cmd_compress(int argc, char **argv)
 {
     static parlot_enc e;
+    static unsigned char b[1 << 16];
     long stop = -1;
     long k = 0;
-    unsigned char b[2];
+    size_t have = 0;
     if (argc == 2 && strcmp(argv[0], "-t") == 0)
         stop = atol(argv[1]);
     else if (argc != 0)
         die("usage: compress [-t K]");
     parlot_enc_init(&e);
-    while (stop < 0 || k < stop) {
-        size_t n = fread(b, 1, 2, stdin);
-        if (n == 0)
+    for (;;) {
+        size_t n = fread(b + have, 1, sizeof b - have, stdin), i;
+        have += n;
+        if (n == 0) {
+            if (have != 0)
+                die("odd number of input bytes");
             break;
-        if (n != 2)
-            die("odd number of input bytes");
-        parlot_enc_put(&e, (uint16_t)(b[0] | b[1] << 8));
-        k++;
-        if (e.len >= PARLOT_OUT_DRAIN) {
-            put_all(e.out, e.len);
-            e.len = 0;
         }
+        for (i = 0; i + 1 < have && (stop < 0 || k < stop); i += 2, k++) {
+            parlot_enc_put(&e, (uint16_t)(b[i] | b[i + 1] << 8));
+            if (e.len >= PARLOT_OUT_DRAIN) {
+                put_all(e.out, e.len);
+                e.len = 0;
+            }
+        }
+        if (stop >= 0 && k >= stop)
+            break;
+        memmove(b, b + i, have - i);
+        have -= i;
     }
     if (stop >= 0) {
         uint8_t tail[PARLOT_TAIL_MAX];
