@@ -634,6 +634,23 @@ func TestPintoolTraceWriteError(t *testing.T) {
 	}
 }
 
+// TestPintoolTraceStolenLock checks parlot_trace_close_try, which the tool
+// uses at process exit: a trace whose thread died inside an event (its lock
+// still taken) is still closed, with every event it recorded.
+func TestPintoolTraceStolenLock(t *testing.T) {
+	t.Parallel()
+	exe := buildCheck(t, sanitizers...)
+	evs, vals := traceEvents(t, exe, 5000)
+	path := filepath.Join(t.TempDir(), "t.0.0")
+	out := strings.TrimSpace(string(runCheck(t, exe, append(eventText(evs), "k\n"...), "trace", path)))
+	if out != fmt.Sprintf("values %d err 0", len(vals)) {
+		t.Fatalf("driver says %q", out)
+	}
+	if got := decodeFile(t, path); !slices.Equal(got, vals) {
+		t.Fatalf("trace decodes to %d values, want %d", len(got), len(vals))
+	}
+}
+
 // TestPintoolEmptyTrace checks that a thread with no events leaves the empty
 // trace (the single byte 00), not an empty file.
 func TestPintoolEmptyTrace(t *testing.T) {

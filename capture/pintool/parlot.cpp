@@ -111,16 +111,14 @@ static VOID Report(UINT32 i, int err)
             g_prefix.c_str(), g_number, i, g_dir.c_str(), strerror(err));
 }
 
-/* SyncAll writes every thread's trace; nowait is for signal paths, which must
- * not wait for a lock that the interrupted thread may hold. */
-static VOID SyncAll(BOOL nowait)
+/* SyncAll writes every thread's trace. It never waits long for a trace's
+ * lock: a trace whose thread is in the middle of an event (or was killed
+ * there) is skipped, and the next round writes it. */
+static VOID SyncAll(unsigned spins)
 {
     UINT32 n = __atomic_load_n(&g_count, __ATOMIC_ACQUIRE);
-    for (UINT32 i = 0; i < n; i++) {
-        parlot_trace *t = g_all[i];
-        int err = nowait ? parlot_trace_try_sync(t, 1u << 20) : parlot_trace_sync(t);
-        Report(i, err);
-    }
+    for (UINT32 i = 0; i < n; i++)
+        Report(i, parlot_trace_try_sync(g_all[i], spins));
 }
 
 /* ---------------------------------------------------------- instrumenting */
@@ -217,7 +215,7 @@ static VOID ContextChange(THREADID tid, CONTEXT_CHANGE_REASON reason, const CONT
         (reason == CONTEXT_CHANGE_REASON_SIGNAL &&
          (sig == SIGTERM || sig == SIGINT || sig == SIGABRT || sig == SIGHUP ||
           sig == SIGQUIT)))
-        SyncAll(TRUE);
+        SyncAll(1u << 20);
 }
 
 static VOID ForkChild(THREADID tid, const CONTEXT *ctxt, VOID *v)
@@ -238,13 +236,13 @@ static VOID ForkChild(THREADID tid, const CONTEXT *ctxt, VOID *v)
 
 static VOID Flusher(VOID *arg)
 {
-    UINT32 every = KnobFlushMs.Value(), waited = 0;
+    UINT32 every = KnobFlushMs.Value(), step = every < 10 ? every : 10, waited = 0;
     while (!g_stop && !PIN_IsProcessExiting()) {
-        PIN_Sleep(10);
-        waited += 10;
+        PIN_Sleep(step);
+        waited += step;
         if (waited >= every) {
             waited = 0;
-            SyncAll(FALSE);
+            SyncAll(1u << 16);
         }
     }
     PIN_ExitThread(0);
@@ -254,16 +252,18 @@ static VOID PrepareForFini(VOID *v)
 {
     g_stop = TRUE;
     if (g_haveFlusher)
-        PIN_WaitForThreadTermination(g_flusherUid, PIN_INFINITE_TIMEOUT, NULL);
+        PIN_WaitForThreadTermination(g_flusherUid, 2000, NULL);
 }
 
 static VOID Fini(INT32 code, VOID *v)
 {
     if (g_child)
         return;
+    /* The other threads are gone or stopped; a lock still taken belongs to
+     * a thread that died inside an event, and is broken after a while. */
     UINT32 n = __atomic_load_n(&g_count, __ATOMIC_ACQUIRE);
     for (UINT32 i = 0; i < n; i++)
-        Report(i, parlot_trace_close(g_all[i]));
+        Report(i, parlot_trace_close_try(g_all[i], 1u << 22));
     int err = parlot_info_close(&g_info);
     if (err != 0)
         fprintf(stderr, "parlot: function table %s.%ld.info in %s: %s\n", g_prefix.c_str(),

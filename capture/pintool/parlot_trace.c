@@ -203,10 +203,9 @@ int parlot_trace_try_sync(parlot_trace *t, unsigned spins)
     return err;
 }
 
-int parlot_trace_close(parlot_trace *t)
+/* close_locked writes the final trace and closes the file. */
+static void close_locked(parlot_trace *t)
 {
-    int err;
-    parlot_trace_lock(t);
     if (!t->closed) {
         parlot_trace_sync_locked(t);
         if (close(t->fd) != 0 && t->err == 0)
@@ -218,6 +217,23 @@ int parlot_trace_close(parlot_trace *t)
         t->enc = NULL;
         parlot_callstack_free(&t->stack);
     }
+}
+
+int parlot_trace_close(parlot_trace *t)
+{
+    int err;
+    parlot_trace_lock(t);
+    close_locked(t);
+    err = t->err;
+    parlot_trace_unlock(t);
+    return err;
+}
+
+int parlot_trace_close_try(parlot_trace *t, unsigned spins)
+{
+    int err;
+    parlot_trace_trylock(t, spins); /* taken either way */
+    close_locked(t);
     err = t->err;
     parlot_trace_unlock(t);
     return err;

@@ -78,6 +78,12 @@ int parlot_trace_try_sync(parlot_trace *t, unsigned spins);
  * parlot_trace_free. */
 int parlot_trace_close(parlot_trace *t);
 
+/* parlot_trace_close_try is parlot_trace_close for process exit, when the
+ * other threads are gone: if the lock is not free after spins attempts, its
+ * holder is taken to be dead (killed inside an event) and the trace is closed
+ * anyway. */
+int parlot_trace_close_try(parlot_trace *t, unsigned spins);
+
 /* parlot_trace_detach closes the file without writing and without taking the
  * lock: for a forked child, whose copy of the trace belongs to the parent. */
 void parlot_trace_detach(parlot_trace *t);

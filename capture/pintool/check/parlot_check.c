@@ -11,7 +11,9 @@
  *       stdin: lines "e ID SP" (entry) and "x SP" (exit), SP in hex;
  *       stdout: the values the corrected trace holds, one per line.
  *   parlot_check trace PATH [-f MS] [-S DIR] [-L BYTES]
- *       stdin: lines as for callstack, plus "s" (sync now) and "b" (print
+ *       stdin: lines as for callstack, plus "s" (sync now), "k" (take the
+ *       trace's lock for good, as a thread killed inside an event would; the
+ *       trace is then closed with parlot_trace_close_try) and "b" (print
  *       "blocked" and sleep forever: a hung thread). The events go through a
  *       parlot_trace at PATH while a second thread syncs it every MS
  *       milliseconds (default: no such thread); with -S it copies the file to
@@ -121,6 +123,7 @@ static int event(FILE *in, unsigned *id, uintptr_t *sp)
             *sp = (uintptr_t)s;
             return 'x';
         case 's':
+        case 'k':
         case 'b':
             return line[0];
         case '\n':
@@ -212,7 +215,7 @@ static int cmd_trace(int argc, char **argv)
     pthread_t th;
     unsigned id;
     uintptr_t sp;
-    int kind, err, i;
+    int kind, err, i, stolen = 0;
     if (argc < 1)
         die("usage: trace PATH [-f MS] [-S DIR] [-L BYTES]");
     flusher.path = argv[0];
@@ -249,6 +252,11 @@ static int cmd_trace(int argc, char **argv)
         case 's':
             parlot_trace_sync(flusher.t);
             break;
+        case 'k':
+            /* A thread killed inside an event: its lock stays taken. */
+            parlot_trace_lock(flusher.t);
+            stolen = 1;
+            break;
         case 'b':
             printf("blocked\n");
             fflush(stdout);
@@ -260,7 +268,7 @@ static int cmd_trace(int argc, char **argv)
         __atomic_store_n(&flusher.stop, 1, __ATOMIC_RELEASE);
         pthread_join(th, NULL);
     }
-    err = parlot_trace_close(flusher.t);
+    err = stolen ? parlot_trace_close_try(flusher.t, 1000) : parlot_trace_close(flusher.t);
     printf("values %llu err %d\n", (unsigned long long)parlot_trace_values(flusher.t), err);
     parlot_trace_free(flusher.t);
     return fflush(stdout) == 0 ? 0 : 1;
