@@ -199,7 +199,9 @@ static VOID ThreadFini(THREADID tid, const CONTEXT *ctxt, INT32 code, VOID *v)
     if (t == NULL)
         return;
     g_byPin[tid] = NULL;
-    int err = parlot_trace_close(t);
+    /* Normally called by the exiting thread itself, whose lock is free;
+     * at process exit Pin may call it for threads already gone. */
+    int err = parlot_trace_close_try(t, 1u << 22);
     UINT32 n = __atomic_load_n(&g_count, __ATOMIC_ACQUIRE);
     for (UINT32 i = 0; i < n; i++)
         if (g_all[i] == t)
