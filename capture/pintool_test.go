@@ -570,7 +570,17 @@ func TestPintoolTraceKilled(t *testing.T) {
 			t.Fatalf("driver said %q (%v), stderr %s", line, err, stderr.Bytes())
 		}
 		if flush != "0" {
-			time.Sleep(200 * time.Millisecond) // ten flush periods
+			// Wait for the flusher to write everything (SIGKILL cannot add
+			// anything to the file afterwards).
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, err := decode.ReadAll(bytes.NewReader(b), path, 0); err == nil && len(got) == len(vals) {
+					break
+				}
+			}
 		}
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
