@@ -67,6 +67,7 @@ static KNOB<UINT32> KnobFlushMs(KNOB_MODE_WRITEONCE, "pintool", "flush_ms", "200
  * process runs, so the flusher and signal paths may look at any of them. */
 static const UINT32 MaxTraces = 65536;
 static parlot_trace *g_all[MaxTraces];
+static UINT32 g_thread[MaxTraces]; /* its thread number (file suffix) */
 static BOOL g_reported[MaxTraces]; /* its write error was printed */
 static UINT32 g_count;             /* traces in g_all, published with release */
 static UINT32 g_nextThread;        /* the next thread number */
@@ -108,7 +109,7 @@ static VOID Report(UINT32 i, int err)
     g_reported[i] = TRUE;
     fprintf(stderr,
             "parlot: trace %s.%ld.%u in %s: %s; it keeps the events written before\n",
-            g_prefix.c_str(), g_number, i, g_dir.c_str(), strerror(err));
+            g_prefix.c_str(), g_number, g_thread[i], g_dir.c_str(), strerror(err));
 }
 
 /* SyncAll writes every thread's trace. It never waits long for a trace's
@@ -186,6 +187,7 @@ static VOID ThreadStart(THREADID tid, CONTEXT *ctxt, INT32 flags, VOID *v)
                     strerror(err));
         } else {
             g_all[n] = t;
+            g_thread[n] = thread;
             __atomic_store_n(&g_count, n + 1, __ATOMIC_RELEASE);
             g_byPin[tid] = t;
         }
