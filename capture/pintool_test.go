@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // The Pin tool (capture/pintool) cannot be built here without an Intel Pin
@@ -725,6 +726,80 @@ func TestPintoolInfo(t *testing.T) {
 	runCheck(t, exe, []byte(script.String()), "info", path2)
 	if got, _ := os.ReadFile(path2); !bytes.Equal(got, ref) {
 		t.Fatalf("rewriting the reference table gives\n%s\nwant\n%s", got, ref)
+	}
+
+	// Names that would break the table: empty ones, "+".
+	path3 := filepath.Join(t.TempDir(), "odd.info")
+	runCheck(t, exe, []byte("+ \nf \nf +\nf ok\n"), "info", path3)
+	got, _ := os.ReadFile(path3)
+	if want := "+\n(unnamed image)\n(anonymous)\n?+\nok\n"; string(got) != want {
+		t.Fatalf("odd names: %q, want %q", got, want)
+	}
+	ft, err := decode.ReadFuncTable(path3)
+	if err != nil || len(ft.Names) != 3 || ft.Names[2].Func != "ok" {
+		t.Fatalf("the project's reader on the odd table: %+v, %v", ft, err)
+	}
+}
+
+// TestPintoolRunReadable writes a two-process run the way the tool does
+// (function tables and thread traces named <prefix>.<rank>.info and
+// <prefix>.<rank>.<thread>) and opens it with the project's decoder.
+func TestPintoolRunReadable(t *testing.T) {
+	t.Parallel()
+	exe := buildCheck(t, sanitizers...)
+	dir := t.TempDir()
+	name := func(rank int, suffix string) string {
+		out := runCheck(t, exe, nil, "names", dir, "Hdbg.17.test", strconv.Itoa(rank), suffix)
+		for _, l := range strings.Split(string(out), "\n") {
+			if p, ok := strings.CutPrefix(l, "path "); ok {
+				return p
+			}
+		}
+		t.Fatalf("names gave no path: %q", out)
+		return ""
+	}
+	table := "+ /home/user/app\nf main\nf work\n+ /usr/lib/libmpi.so.40\nf MPI_Recv\n"
+	e := func(id uint16, sp uint64) pinEvent { return pinEvent{id: id, sp: sp} }
+	x := func(sp uint64) pinEvent { return pinEvent{exit: true, sp: sp} }
+	threads := map[[2]int][]pinEvent{
+		// Rank 0 hangs in MPI_Recv; its exit of work was missed.
+		{0, 0}: {e(1, 0x100), e(2, 0xf0), e(3, 0xf0)},
+		{0, 1}: {e(2, 0x200), x(0x200)},
+		{1, 0}: {e(1, 0x100), e(3, 0xf0), x(0xf0), x(0x100)},
+	}
+	for rank := range 2 {
+		runCheck(t, exe, []byte(table), "info", name(rank, "info"))
+	}
+	for k, evs := range threads {
+		runCheck(t, exe, eventText(evs), "trace", name(k[0], strconv.Itoa(k[1])))
+	}
+	run, err := decode.Open(dir, trace.NewTable(), decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Procs) != 2 {
+		t.Fatalf("%d processes, want 2", len(run.Procs))
+	}
+	traces, err := run.Load(run.Traces())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"0.0": "main work <return> MPI_Recv",
+		"0.1": "work <return>",
+		"1.0": "main MPI_Recv <return> <return>",
+	}
+	if len(traces) != len(want) {
+		t.Fatalf("%d traces, want %d", len(traces), len(want))
+	}
+	for _, tr := range traces {
+		var names []string
+		for _, s := range tr.Events {
+			names = append(names, run.Symbols.Name(s).Func)
+		}
+		if got := strings.Join(names, " "); got != want[tr.ID.String()] {
+			t.Errorf("trace %s: %q, want %q", tr.ID, got, want[tr.ID.String()])
+		}
 	}
 }
 

@@ -52,6 +52,8 @@ void parlot_info_begin(parlot_info *in, const char *image)
     int err;
     in->len = 0;
     in->funcs = 0;
+    if (image == NULL || image[0] == '\0')
+        image = "(unnamed image)";
     if ((err = line(in, "+")) != 0 || (err = line(in, image)) != 0) {
         if (in->err == 0)
             in->err = err;
@@ -65,6 +67,12 @@ uint16_t parlot_info_add(parlot_info *in, const char *name)
         in->skipped++;
         return 0;
     }
+    /* A blank line would shift every later ID in a reader, and a line "+"
+     * would start a section. */
+    if (name == NULL || name[0] == '\0')
+        name = "(anonymous)";
+    else if (strcmp(name, "+") == 0)
+        name = "?+";
     if ((err = line(in, name)) != 0) {
         if (in->err == 0)
             in->err = err;

@@ -50,7 +50,9 @@ void parlot_info_begin(parlot_info *in, const char *image);
 /* parlot_info_add gives the next ID to function name in the current section
  * and returns it, or returns 0 - the routine is then not traced - when all
  * 65534 IDs are taken or the table failed (memory, a write). Line breaks in
- * names become '?'. */
+ * names become '?', an empty name is written "(anonymous)" and a name "+"
+ * (which would start a section) "?+"; an empty image path is written
+ * "(unnamed image)". */
 uint16_t parlot_info_add(parlot_info *in, const char *name);
 
 /* parlot_info_end writes the current section, unless it has no function. It
