@@ -26,8 +26,14 @@ fuzz:
 	$(GO) test ./decode -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./capture -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME)
 
+# Until the analysis exists, the demo shows the trace reader on the example
+# run in testdata/ (the 4-process MPI odd/even sort).
 demo: build
 	$(BIN) info testdata/parlot/oddeven4
+	@echo
+	$(BIN) stats testdata/parlot/oddeven4 --by program --edges
+	@echo
+	$(BIN) decode testdata/parlot/oddeven4 --trace 1.0
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -53,18 +53,18 @@ func (w *Writer) Write(vals []uint16) error {
 		if w.inRun {
 			// Extend the match as far as it goes in one tight loop.
 			cand, count, pos, hash := w.cand, w.count, w.pos, w.hash
-			for count < 65535 && h[cand] == v {
-				w.last[hash&4095] = pos
+			l := &w.last
+			for ; i < len(vals); i++ {
+				v = vals[i]
+				if count == 65535 || h[cand] != v {
+					break
+				}
+				l[hash&4095] = pos
 				hash = (hash<<4 ^ v) & 4095
 				h[pos] = v
 				pos++
 				cand++
 				count++
-				i++
-				if i == len(vals) {
-					break
-				}
-				v = vals[i]
 			}
 			w.cand, w.count, w.pos, w.hash = cand, count, pos, hash
 			if i == len(vals) {

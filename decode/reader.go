@@ -36,6 +36,22 @@ func (e *LimitError) Error() string {
 		e.File, e.Offset, e.Max)
 }
 
+// UnknownIDError reports a trace value that its process's function table
+// does not define: the trace and the .info do not belong together.
+type UnknownIDError struct {
+	File   string // the trace file
+	Offset int64  // byte offset of the ZE group that holds the value
+	Event  uint64 // index of the event in the trace
+	ID     uint16
+	Info   string // the function table
+	Funcs  int    // IDs the table defines (1 to Funcs)
+}
+
+func (e *UnknownIDError) Error() string {
+	return fmt.Sprintf("%s: byte %d: event %d calls function ID %d, but %s defines only IDs 1 to %d; the trace and its function table come from different processes or runs (put the .info written by the same process next to the trace)",
+		e.File, e.Offset, e.Event, e.ID, e.Info, e.Funcs)
+}
+
 // Reader decodes one ParLOT trace file (LZa3|ZE, docs/parlot-format.md) into
 // its sequence of 16-bit values: a function ID at every entry, 0 at every
 // exit. It streams: memory use is constant whatever the trace length.
@@ -69,6 +85,10 @@ type Reader struct {
 	zeroCount bool   // ... and it must exist: it follows a zero count
 	countOff  int64  // offset of the count word that wants a literal
 	err       error
+
+	// Values above maxID are refused (see CheckIDs).
+	maxID uint16
+	info  string
 }
 
 // NewReader returns a Reader of the trace in src. name is used in errors
@@ -78,7 +98,16 @@ func NewReader(src io.Reader, name string, max uint64) *Reader {
 	if max == 0 {
 		max = DefaultMaxEvents
 	}
-	return &Reader{src: src, name: name, max: max, buf: make([]byte, 64<<10)}
+	return &Reader{src: src, name: name, max: max, buf: make([]byte, 64<<10), maxID: 65535}
+}
+
+// CheckIDs makes the reader refuse, with an *UnknownIDError, any function ID
+// above funcs, the number of functions the table info defines. Only literals
+// need checking: a match copies values already checked (or the zeros the
+// history starts with), so the check costs nothing on the hot path.
+func (r *Reader) CheckIDs(funcs int, info string) {
+	r.maxID = uint16(min(max(funcs, 0), 65535))
+	r.info = info
 }
 
 // Events returns the number of values decoded so far.
@@ -113,6 +142,10 @@ func (r *Reader) Read(p []uint16) (int, error) {
 			r.wantLit = false
 			if r.n >= r.max {
 				r.err = &LimitError{r.name, r.wOff, r.max}
+				break
+			}
+			if w > r.maxID {
+				r.err = &UnknownIDError{r.name, r.wOff, r.n, w, r.info, int(r.maxID)}
 				break
 			}
 			p[n] = w

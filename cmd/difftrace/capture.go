@@ -3,12 +3,12 @@ package main
 import (
 	"os"
 
-	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/capture/record"
 	"github.com/spf13/cobra"
 )
 
 func newCaptureCmd() *cobra.Command {
-	var opt capture.Options
+	var opt record.Options
 	cmd := &cobra.Command{
 		Use:   "capture -o DIR [flags] -- PROGRAM [ARGS...]",
 		Short: "Record a run of a program, one MPI rank per recorder, as ParLOT traces",
@@ -41,7 +41,7 @@ program's status (128+N if signal N killed it, 124 if --timeout did).`,
 			opt.Command = args
 			opt.ToolVersion = version
 			opt.Args = os.Args[1:]
-			code, err := capture.Main(opt)
+			code, err := record.Main(opt)
 			if err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,47 +21,34 @@ import (
 // These tests record the example programs for real: Open MPI launches the
 // difftrace binary, which runs each rank under uftrace.
 
+// The example programs are built once, next to the difftrace binary that
+// TestMain builds.
 var (
-	binDir    string // the difftrace binary and the example programs
-	buildErr  error
-	toolsMiss string
+	examplesOnce sync.Once
+	examplesDir  string
+	examplesErr  error
 )
 
-func TestMain(m *testing.M) {
-	for _, tool := range []string{"mpicc", "mpirun", "uftrace", "eu-stack", "make", "gcc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			toolsMiss = tool
-			break
-		}
-	}
-	dir, err := os.MkdirTemp("", "difftrace-e2e-")
-	if err != nil {
-		panic(err)
-	}
-	binDir = dir
-	if toolsMiss == "" {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "difftrace"), ".").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		} else if out, err := exec.Command("make", "-s", "-C", "../../examples", "O="+dir).CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("make examples: %v\n%s", err, out)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// needE2E fails in CI, or skips loudly elsewhere, when the tools are missing.
+// needE2E fails in CI, or skips loudly elsewhere, when the tools are
+// missing, and builds the example programs.
 func needE2E(t *testing.T) {
 	t.Helper()
-	if toolsMiss != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed: CI must install it (.ci/run)", toolsMiss)
+	for _, tool := range []string{"mpicc", "mpirun", "uftrace", "eu-stack", "make", "gcc", "strip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is not installed: CI must install it (.ci/run)", tool)
+			}
+			t.Skipf("SKIPPING: %s is not installed; this test records real MPI runs", tool)
 		}
-		t.Skipf("SKIPPING: %s is not installed; this test records real MPI runs", toolsMiss)
 	}
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	examplesOnce.Do(func() {
+		examplesDir = filepath.Dir(difftraceBin)
+		if out, err := exec.Command("make", "-s", "-C", "../../examples", "O="+examplesDir).CombinedOutput(); err != nil {
+			examplesErr = fmt.Errorf("make examples: %v\n%s", err, out)
+		}
+	})
+	if examplesErr != nil {
+		t.Fatal(examplesErr)
 	}
 }
 
@@ -73,8 +61,8 @@ func mpiEnv() []string {
 // captureMPI runs `mpirun -np N difftrace capture -o dir FLAGS -- PROG ARGS`.
 func captureMPI(t *testing.T, np int, dir string, flags []string, prog string, args ...string) (string, error) {
 	t.Helper()
-	a := []string{"-np", strconv.Itoa(np), "--oversubscribe", filepath.Join(binDir, "difftrace"), "capture", "-o", dir}
-	a = append(append(append(a, flags...), "--", filepath.Join(binDir, prog)), args...)
+	a := []string{"-np", strconv.Itoa(np), "--oversubscribe", difftraceBin, "capture", "-o", dir}
+	a = append(append(append(a, flags...), "--", filepath.Join(examplesDir, prog)), args...)
 	cmd := exec.Command("mpirun", a...)
 	cmd.Env = mpiEnv()
 	out, err := cmd.CombinedOutput()
@@ -335,8 +323,8 @@ func count(seq []string, name string) int {
 func TestCaptureLauncherSignal(t *testing.T) {
 	needE2E(t)
 	dir := filepath.Join(t.TempDir(), "sig")
-	a := []string{"-np", "2", "--oversubscribe", filepath.Join(binDir, "difftrace"), "capture", "-o", dir, "--",
-		filepath.Join(binDir, "oddeven"), "--deadlock-bug", "1", "0"}
+	a := []string{"-np", "2", "--oversubscribe", difftraceBin, "capture", "-o", dir, "--",
+		filepath.Join(examplesDir, "oddeven"), "--deadlock-bug", "1", "0"}
 	cmd := exec.Command("mpirun", a...)
 	cmd.Env = mpiEnv()
 	var out bytes.Buffer
@@ -393,7 +381,7 @@ func TestCaptureProgramKilled(t *testing.T) {
 	needE2E(t)
 	bin := compile(t, "block", blockSrc)
 	dir := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(filepath.Join(binDir, "difftrace"), "capture", "-o", dir, "--", bin)
+	cmd := exec.Command(difftraceBin, "capture", "-o", dir, "--", bin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -428,7 +416,7 @@ func TestCaptureProgramKilled(t *testing.T) {
 // clearly, without traces left behind.
 func TestCaptureErrors(t *testing.T) {
 	needE2E(t)
-	dt := filepath.Join(binDir, "difftrace")
+	dt := difftraceBin
 	block := compile(t, "block", blockSrc)
 	stripped := filepath.Join(t.TempDir(), "stripped")
 	if out, err := exec.Command("strip", "-o", stripped, block).CombinedOutput(); err != nil {
@@ -456,7 +444,7 @@ func TestCaptureErrors(t *testing.T) {
 		{"stripped", nil, []string{"capture", "-o", t.TempDir() + "/r", "--", stripped}, "no symbol table"},
 		{"script", nil, []string{"capture", "-o", t.TempDir() + "/r", "--", script}, "not an ELF executable"},
 		{"no program", nil, []string{"capture", "-o", t.TempDir() + "/r", "--", "/no/such/program"}, "/no/such/program"},
-		{"pin", nil, []string{"capture", "--backend", "pin", "-o", t.TempDir() + "/r", "--", ok}, "no Pin backend"},
+		{"pin", []string{"PIN_ROOT="}, []string{"capture", "--backend", "pin", "-o", t.TempDir() + "/r", "--", ok}, "Pin not found"},
 	} {
 		if out := run(c.env, c.args...); !strings.Contains(out, c.want) {
 			t.Errorf("%s: output %q lacks %q", c.name, out, c.want)
@@ -504,7 +492,7 @@ func TestConvertCommand(t *testing.T) {
 		t.Fatalf("mpirun: %v\n%s", err, out)
 	}
 	conv := filepath.Join(t.TempDir(), "conv")
-	out, err := exec.Command(filepath.Join(binDir, "difftrace"), "convert", filepath.Join(dir, "uftrace.0"), filepath.Join(dir, "uftrace.1"), "-o", conv).CombinedOutput()
+	out, err := exec.Command(difftraceBin, "convert", filepath.Join(dir, "uftrace.0"), filepath.Join(dir, "uftrace.1"), "-o", conv).CombinedOutput()
 	if err != nil {
 		t.Fatalf("convert: %v\n%s", err, out)
 	}

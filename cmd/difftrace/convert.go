@@ -1,33 +1,121 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/decode"
 )
 
+type convertFlags struct {
+	from    string
+	out     string
+	uftrace convertUftraceOptions
+}
+
 func newConvertCmd() *cobra.Command {
-	var opt convertUftraceOptions
+	var f convertFlags
 	cmd := &cobra.Command{
-		Use:   "convert UFTRACE_DIR... -o RUN",
-		Short: "Turn uftrace recordings into a run directory of ParLOT traces",
-		Long: `convert reads uftrace data directories (written by uftrace record -d DIR,
-uftrace.data by default) and writes their calls as a run directory: every
-traced process becomes a rank (in the order given), every thread a ParLOT
-trace (0 the main thread, then creation order), plus run.json.`,
-		Example: `  uftrace record -P . ./app && difftrace convert uftrace.data -o run
-  difftrace convert rank0.data rank1.data -o run`,
+		Use:   "convert [--from u16|uftrace] IN... -o OUT",
+		Short: "Write ParLOT traces from other forms of a trace",
+		Long: `convert writes ParLOT traces (LZa3|ZE, byte for byte as the original tool
+writes them) from traces in another form:
+
+  u16      a raw sequence of little-endian uint16 values: a function ID at
+           every entry, 0 at every exit (what "decode --format u16" prints);
+           IN is one file, OUT one ParLOT trace file
+  uftrace  uftrace data directories (uftrace record -d DIR); OUT is a run
+           directory: every traced process becomes a rank, in the order the
+           directories are given, every thread a trace (0 the main thread,
+           then creation order), with run.json
+
+A directory IN is taken as a uftrace recording unless --from says otherwise.
+Outputs are written under temporary names and renamed into place when
+complete, so a failure leaves no partial file.`,
+		Example: `  difftrace convert --from u16 loops.u16 -o trace.0.0
+  difftrace decode --raw trace.0.0 --format u16 | cmp - loops.u16
+  uftrace record -P . ./app && difftrace convert uftrace.data -o run`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opt.out == "" {
-				return errors.New("no output directory: give the run directory with -o RUN")
+			if f.out == "" {
+				return fmt.Errorf("convert needs an output file: -o OUT (a run directory for uftrace recordings)")
 			}
-			return convertUftrace(args, opt, os.Stdout)
+			from := f.from
+			if st, err := os.Stat(args[0]); from == "" && err == nil && st.IsDir() {
+				from = "uftrace"
+			}
+			switch from {
+			case "u16":
+				if len(args) != 1 {
+					return fmt.Errorf("--from u16 converts one file at a time; got %d", len(args))
+				}
+				return convertU16(args[0], f.out)
+			case "uftrace":
+				f.uftrace.out = f.out
+				return convertUftrace(args, f.uftrace, cmd.OutOrStdout())
+			case "":
+				return fmt.Errorf("convert needs the input's form: --from u16 or --from uftrace")
+			}
+			return fmt.Errorf("--from %q: this difftrace converts from u16 (raw little-endian uint16 values) or uftrace (uftrace data directories)", f.from)
 		},
 	}
-	cmd.Flags().StringVarP(&opt.out, "output", "o", "", "run directory to write")
-	cmd.Flags().IntVar(&opt.firstRank, "rank", 0, "rank of the first converted process")
-	cmd.Flags().BoolVar(&opt.force, "force", false, "replace another run already in the output directory")
+	cmd.Flags().StringVar(&f.from, "from", "", "the input's form: u16 (raw little-endian uint16 values) or uftrace (data directories)")
+	cmd.Flags().StringVarP(&f.out, "output", "o", "", "the ParLOT trace `FILE` (u16) or run directory (uftrace) to write")
+	cmd.Flags().IntVar(&f.uftrace.firstRank, "rank", 0, "uftrace: rank of the first converted process")
+	cmd.Flags().BoolVar(&f.uftrace.force, "force", false, "uftrace: replace another run already in the output directory")
+	cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"u16", "uftrace"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// convertU16 compresses the raw values in inPath into the ParLOT file outPath.
+func convertU16(inPath, outPath string) error {
+	in, size, err := decode.OpenInput(inPath)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if size%2 != 0 {
+		return fmt.Errorf("%s: byte %d: the file has an odd number of bytes, but a u16 trace holds 2-byte values (the file is truncated or not a u16 trace)", inPath, size-1)
+	}
+	out, err := createOutput(outPath, nil, inPath)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	w := capture.NewWriter(out)
+	buf := make([]byte, 256<<10)
+	vals := make([]uint16, len(buf)/2)
+	var off int64
+	for {
+		n, err := io.ReadFull(in, buf)
+		if n%2 != 0 && err == nil {
+			return fmt.Errorf("%s: byte %d: short read", inPath, off+int64(n))
+		}
+		for i := range n / 2 {
+			vals[i] = binary.LittleEndian.Uint16(buf[2*i:])
+		}
+		if werr := w.Write(vals[:n/2]); werr != nil {
+			return fmt.Errorf("%s: %v", outPath, werr)
+		}
+		off += int64(n)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: byte %d: cannot read: %v", inPath, off, err)
+		}
+	}
+	if off%2 != 0 {
+		return fmt.Errorf("%s: byte %d: the file has an odd number of bytes, but a u16 trace holds 2-byte values (the file is truncated or not a u16 trace)", inPath, off-1)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: %v", outPath, err)
+	}
+	return out.Commit()
 }

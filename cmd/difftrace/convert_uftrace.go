@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/capture/record"
 )
 
 // convertUftraceOptions are the flags of `difftrace convert` that apply to
@@ -19,7 +19,7 @@ type convertUftraceOptions struct {
 // into a run directory; it is what `difftrace convert` does with a
 // directory argument.
 func convertUftrace(dirs []string, opt convertUftraceOptions, stdout io.Writer) error {
-	m, err := capture.ConvertUftraceDirs(dirs, capture.ConvertDirsOptions{
+	m, err := record.ConvertUftraceDirs(dirs, record.ConvertDirsOptions{
 		Out: opt.out, FirstRank: opt.firstRank, Force: opt.force, ToolVersion: version,
 	})
 	if err != nil {

@@ -26,6 +26,6 @@ one of them changed (diffNLR).`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
-	root.AddCommand(newCaptureCmd(), newConvertCmd())
+	root.AddCommand(newInfoCmd(), newDecodeCmd(), newStatsCmd(), newConvertCmd(), newCaptureCmd())
 	return root
 }

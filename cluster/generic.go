@@ -1,0 +1,187 @@
+package cluster
+
+import (
+	"fmt"
+	"math"
+)
+
+// generic is Müllner's generic clustering algorithm, as SciPy's fast_linkage,
+// used for the linkages that are not reducible (centroid, median). Each live
+// cluster x keeps a candidate nearest neighbour among the clusters above it
+// and a lower bound of that distance in a binary heap. The heap minimum is
+// checked against the current distance; a stale candidate is recomputed and
+// pushed back. When x merges with its neighbour y > x, the new cluster takes
+// slot y and the next free id. Merges come out in order, already labelled;
+// heights need not increase. O(n²) time in practice, O(n³) at worst.
+func generic(d0 []float64, n int, m Method) ([]Merge, error) {
+	upd := m.update()
+	d := append([]float64(nil), d0...)
+	base := rowBases(n)
+	at := func(i, j int) int {
+		if i < j {
+			return base[i] + j
+		}
+		return base[j] + i
+	}
+	size := make([]int, n)
+	id := make([]int, n)
+	for i := range size {
+		size[i] = 1
+		id[i] = i
+	}
+	// nearest returns the nearest live cluster above x (the first of equals),
+	// or -1 when no distance is below +Inf (a NaN update).
+	nearest := func(x int) (int, float64) {
+		best, y := math.Inf(1), -1
+		bx := base[x]
+		for i := x + 1; i < n; i++ {
+			if size[i] == 0 {
+				continue
+			}
+			if v := d[bx+i]; v < best {
+				best, y = v, i
+			}
+		}
+		return y, best
+	}
+	neighbor := make([]int, n-1)
+	bound := make([]float64, n-1)
+	for x := 0; x < n-1; x++ {
+		neighbor[x], bound[x] = nearest(x)
+	}
+	h := newHeap(bound)
+	ms := make([]Merge, n-1)
+	for k := 0; k < n-1; k++ {
+		var x, y int
+		var dist float64
+		for i := 0; i < n-k; i++ {
+			x, dist = h.min()
+			y = neighbor[x]
+			if y >= 0 && dist == d[at(x, y)] {
+				break
+			}
+			y, dist = nearest(x)
+			neighbor[x] = y
+			h.change(x, dist)
+		}
+		if y < 0 {
+			return nil, fmt.Errorf("cluster: %s linkage found no finite distance at merge %d of %d "+
+				"(its update went negative under a square root: the distances are far from Euclidean)", m, k, n-1)
+		}
+		h.removeMin()
+		nx, ny := size[x], size[y]
+		a, b := id[x], id[y]
+		if a > b {
+			a, b = b, a
+		}
+		ms[k] = Merge{A: a, B: b, Height: dist, Size: nx + ny}
+		size[x] = 0
+		size[y] = nx + ny
+		id[y] = n + k
+		for z := 0; z < n; z++ {
+			nz := size[z]
+			if nz == 0 || z == y {
+				continue
+			}
+			zy := at(z, y)
+			d[zy] = upd(d[at(z, x)], d[zy], dist, nx, ny, nz)
+		}
+		// Clusters below x whose candidate was x now point at the merged
+		// cluster: a guess, checked when they reach the top of the heap.
+		for z := 0; z < x; z++ {
+			if size[z] > 0 && neighbor[z] == x {
+				neighbor[z] = y
+			}
+		}
+		// The merged cluster may be nearer than the bounds of those below it.
+		for z := 0; z < y; z++ {
+			if size[z] == 0 {
+				continue
+			}
+			if v := d[base[z]+y]; v < h.value(z) {
+				neighbor[z] = y
+				h.change(z, v)
+			}
+		}
+		if y < n-1 {
+			if z, v := nearest(y); z != -1 {
+				neighbor[y] = z
+				h.change(y, v)
+			}
+		}
+	}
+	return ms, nil
+}
+
+// heap is a binary min-heap of the values of keys 0…m−1 with changeable
+// values, laid out and sifted exactly as SciPy's Heap so that equal values
+// surface in the same order.
+type heap struct {
+	keyAt  []int // key at each heap position
+	posOf  []int // heap position of each key
+	values []float64
+	size   int
+}
+
+func newHeap(v []float64) *heap {
+	h := &heap{keyAt: make([]int, len(v)), posOf: make([]int, len(v)), values: v, size: len(v)}
+	for i := range v {
+		h.keyAt[i], h.posOf[i] = i, i
+	}
+	for i := h.size/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+	return h
+}
+
+func (h *heap) min() (int, float64) { return h.keyAt[0], h.values[0] }
+
+func (h *heap) value(key int) float64 { return h.values[h.posOf[key]] }
+
+func (h *heap) removeMin() {
+	h.swap(0, h.size-1)
+	h.size--
+	h.down(0)
+}
+
+func (h *heap) change(key int, v float64) {
+	i := h.posOf[key]
+	old := h.values[i]
+	h.values[i] = v
+	if v < old {
+		h.up(i)
+	} else {
+		h.down(i)
+	}
+}
+
+func (h *heap) up(i int) {
+	for i > 0 {
+		p := (i - 1) >> 1
+		if !(h.values[p] > h.values[i]) {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+func (h *heap) down(i int) {
+	for c := 2*i + 1; c < h.size; c = 2*i + 1 {
+		if c+1 < h.size && h.values[c+1] < h.values[c] {
+			c++
+		}
+		if !(h.values[i] > h.values[c]) {
+			return
+		}
+		h.swap(i, c)
+		i = c
+	}
+}
+
+func (h *heap) swap(i, j int) {
+	h.values[i], h.values[j] = h.values[j], h.values[i]
+	ki, kj := h.keyAt[i], h.keyAt[j]
+	h.keyAt[i], h.keyAt[j] = kj, ki
+	h.posOf[ki], h.posOf[kj] = j, i
+}

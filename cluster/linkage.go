@@ -1,0 +1,157 @@
+package cluster
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Merge is one row of a linkage matrix: clusters A < B joined at Height into
+// a cluster of Size observations. Observations are clusters 0…n−1; the
+// cluster formed by merge k is n+k.
+type Merge struct {
+	A, B   int
+	Height float64
+	Size   int
+}
+
+// Dendrogram is the result of hierarchical clustering of N observations: N−1
+// merges in the order SciPy lists them (the rows of its linkage matrix Z).
+type Dendrogram struct {
+	N      int
+	Method Method
+	Merges []Merge
+}
+
+// Linkage clusters the observations whose pairwise distances are the
+// condensed matrix d (see the package documentation) with method m, as
+// scipy.cluster.hierarchy.linkage(d, m) does. d is not modified. It fails on
+// a length that is not n(n−1)/2, on a NaN, infinite or negative distance, and
+// on an unknown method. An empty d is one observation and no merges.
+func Linkage(d []float64, m Method) (*Dendrogram, error) {
+	if err := m.valid(); err != nil {
+		return nil, err
+	}
+	n, err := checkCondensed(d)
+	if err != nil {
+		return nil, err
+	}
+	dg := &Dendrogram{N: n, Method: m}
+	if n < 2 {
+		dg.Merges = []Merge{}
+		return dg, nil
+	}
+	switch m {
+	case Single:
+		dg.Merges = mstSingle(d, n)
+	case Complete, Average, Weighted, Ward:
+		dg.Merges = nnChain(d, n, m.update())
+	default:
+		dg.Merges, err = generic(d, n, m)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return dg, nil
+}
+
+// sortAndLabel turns merges recorded as pairs of representative observations
+// (any member of each cluster) into a linkage matrix: stably sorted by height
+// (NaN last, as NumPy sorts), then relabelled with the ids of the clusters
+// those representatives belong to at that point, smaller id first.
+func sortAndLabel(ms []Merge, n int) {
+	sort.SliceStable(ms, func(i, j int) bool {
+		a, b := ms[i].Height, ms[j].Height
+		return a < b || (math.IsNaN(b) && !math.IsNaN(a))
+	})
+	uf := newUnionFind(n)
+	for i := range ms {
+		x, y := uf.find(ms[i].A), uf.find(ms[i].B)
+		if x > y {
+			x, y = y, x
+		}
+		ms[i].A, ms[i].B = x, y
+		ms[i].Size = uf.merge(x, y)
+	}
+}
+
+// unionFind tracks which cluster each observation belongs to while a sorted
+// list of merges is relabelled; cluster n+k is created by the k-th merge.
+type unionFind struct {
+	parent []int
+	size   []int
+	next   int
+}
+
+func newUnionFind(n int) *unionFind {
+	u := &unionFind{parent: make([]int, 2*n-1), size: make([]int, 2*n-1), next: n}
+	for i := range u.parent {
+		u.parent[i] = i
+		u.size[i] = 1
+	}
+	return u
+}
+
+func (u *unionFind) merge(x, y int) int {
+	u.parent[x] = u.next
+	u.parent[y] = u.next
+	s := u.size[x] + u.size[y]
+	u.size[u.next] = s
+	u.next++
+	return s
+}
+
+func (u *unionFind) find(x int) int {
+	root := x
+	for u.parent[root] != root {
+		root = u.parent[root]
+	}
+	for u.parent[x] != root { // path compression
+		x, u.parent[x] = u.parent[x], root
+	}
+	return root
+}
+
+// Validate checks that dg is a well-formed dendrogram: N−1 merges, each
+// joining two distinct clusters that exist and have not been merged yet,
+// with sizes that add up. Dendrograms from Linkage always are.
+func (dg *Dendrogram) Validate() error {
+	if dg == nil {
+		return fmt.Errorf("cluster: nil dendrogram")
+	}
+	n := dg.N
+	if n < 1 {
+		return fmt.Errorf("cluster: dendrogram has %d observations; want at least 1", n)
+	}
+	if len(dg.Merges) != n-1 {
+		return fmt.Errorf("cluster: dendrogram of %d observations has %d merges; want %d", n, len(dg.Merges), n-1)
+	}
+	used := make([]bool, 2*n-1)
+	size := func(c int) int {
+		if c < n {
+			return 1
+		}
+		return dg.Merges[c-n].Size
+	}
+	for k, mg := range dg.Merges {
+		for _, c := range [2]int{mg.A, mg.B} {
+			if c < 0 || c >= n+k {
+				return fmt.Errorf("cluster: merge %d joins cluster %d, which does not exist yet (valid: 0 to %d)", k, c, n+k-1)
+			}
+			if used[c] {
+				return fmt.Errorf("cluster: merge %d joins cluster %d, which an earlier merge already used", k, c)
+			}
+		}
+		if mg.A == mg.B {
+			return fmt.Errorf("cluster: merge %d joins cluster %d with itself", k, mg.A)
+		}
+		used[mg.A], used[mg.B] = true, true
+		if want := size(mg.A) + size(mg.B); mg.Size != want {
+			return fmt.Errorf("cluster: merge %d has size %d; its clusters hold %d observations", k, mg.Size, want)
+		}
+		if mg.Height < 0 {
+			return fmt.Errorf("cluster: merge %d has negative height %v", k, mg.Height)
+		}
+	}
+	return nil
+}

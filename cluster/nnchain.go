@@ -1,0 +1,87 @@
+package cluster
+
+import "math"
+
+// nnChain is the nearest-neighbour chain algorithm, as SciPy's nn_chain, for
+// the reducible linkages (complete, average, weighted, ward): follow nearest
+// neighbours from the lowest-numbered live cluster until two clusters are
+// each other's nearest, merge them, and continue from what is left of the
+// chain. The previous element of the chain wins ties, so the walk never
+// cycles; otherwise the first nearest in index order wins. The merged
+// cluster takes the higher of the two slots. O(n²) time, one copy of d.
+func nnChain(d0 []float64, n int, upd update) []Merge {
+	d := append([]float64(nil), d0...)
+	base := rowBases(n)
+	at := func(i, j int) int { // condensed position of i ≠ j
+		if i < j {
+			return base[i] + j
+		}
+		return base[j] + i
+	}
+	size := make([]int, n)
+	for i := range size {
+		size[i] = 1
+	}
+	chain := make([]int, 0, n)
+	ms := make([]Merge, n-1)
+	for k := 0; k < n-1; k++ {
+		if len(chain) == 0 {
+			for i := 0; i < n; i++ {
+				if size[i] > 0 {
+					chain = append(chain, i)
+					break
+				}
+			}
+		}
+		var x, y int
+		var best float64
+		for {
+			x = chain[len(chain)-1]
+			if len(chain) > 1 {
+				y = chain[len(chain)-2]
+				best = d[at(x, y)]
+			} else {
+				best = math.Inf(1)
+			}
+			for i := 0; i < x; i++ {
+				if size[i] == 0 {
+					continue
+				}
+				if v := d[base[i]+x]; v < best {
+					best, y = v, i
+				}
+			}
+			bx := base[x]
+			for i := x + 1; i < n; i++ {
+				if size[i] == 0 {
+					continue
+				}
+				if v := d[bx+i]; v < best {
+					best, y = v, i
+				}
+			}
+			if len(chain) > 1 && y == chain[len(chain)-2] {
+				break
+			}
+			chain = append(chain, y)
+		}
+		chain = chain[:len(chain)-2]
+		if x > y {
+			x, y = y, x
+		}
+		nx, ny := size[x], size[y]
+		ms[k] = Merge{A: x, B: y, Height: best}
+		size[x] = 0
+		size[y] = nx + ny
+		for i := 0; i < n; i++ {
+			ni := size[i]
+			if ni == 0 || i == y {
+				continue
+			}
+			iy := at(i, y)
+			d[iy] = upd(d[at(i, x)], d[iy], best, nx, ny, ni)
+		}
+	}
+	sortAndLabel(ms, n)
+	return ms
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// output is where a command writes its result: standard output, or a file
+// that is written under a temporary name and renamed into place only when
+// the command succeeds, so a failure never leaves a half-written file or
+// clobbers an old one.
+type output struct {
+	*bufio.Writer
+	f    *os.File // nil for standard output
+	path string
+}
+
+// createOutput opens path for writing ("" or "-" is stdout). It refuses to
+// write over any of the inputs.
+func createOutput(path string, stdout io.Writer, inputs ...string) (*output, error) {
+	if path == "" || path == "-" {
+		return &output{Writer: bufio.NewWriterSize(stdout, 256<<10)}, nil
+	}
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return nil, fmt.Errorf("%s: is a directory; give a file name for the output", path)
+		}
+		for _, in := range inputs {
+			if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+				return nil, fmt.Errorf("%s: is the input; write the output to another file (inputs are never modified)", path)
+			}
+		}
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot create the output: %v (check the directory exists and is writable)", path, err)
+	}
+	return &output{Writer: bufio.NewWriterSize(f, 256<<10), f: f, path: path}, nil
+}
+
+// Commit flushes the output and, for a file, renames it into place.
+func (o *output) Commit() error {
+	if err := o.Flush(); err != nil {
+		o.Abort()
+		return fmt.Errorf("writing %s: %v", o.name(), err)
+	}
+	if o.f == nil {
+		return nil
+	}
+	tmp := o.f.Name()
+	err := o.f.Chmod(0o644)
+	if err == nil {
+		err = o.f.Close()
+	} else {
+		o.f.Close()
+	}
+	if err == nil {
+		err = os.Rename(tmp, o.path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %v", o.path, err)
+	}
+	o.f = nil
+	return nil
+}
+
+// Abort discards a file output; the temporary file is removed and nothing
+// at the output path changes. It is a no-op after Commit.
+func (o *output) Abort() {
+	if o.f == nil {
+		return
+	}
+	o.f.Close()
+	os.Remove(o.f.Name())
+	o.f = nil
+}
+
+func (o *output) name() string {
+	if o.path == "" {
+		return "standard output"
+	}
+	return o.path
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

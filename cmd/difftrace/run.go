@@ -1,0 +1,82 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// readFlags are the flags of every command that decodes traces.
+type readFlags struct {
+	maxEvents uint64
+}
+
+func (f *readFlags) register(cmd *cobra.Command) {
+	cmd.Flags().Uint64Var(&f.maxEvents, "max-events", decode.DefaultMaxEvents,
+		"refuse a trace that decodes to more events than this (guards against files that claim billions)")
+}
+
+// open opens the run directory dir with a fresh symbol table.
+func (f *readFlags) open(dir string) (*decode.Run, error) {
+	return decode.Open(dir, trace.NewTable(), decode.Options{MaxEvents: f.maxEvents})
+}
+
+// openWithProgress opens dir like open, and shows a progress bar on stderr,
+// when it is a terminal, while the run's traces are decoded. done removes
+// the bar.
+func (f *readFlags) openWithProgress(cmd *cobra.Command, dir string) (run *decode.Run, done func(), err error) {
+	var bar *progressbar.ProgressBar
+	opts := decode.Options{MaxEvents: f.maxEvents}
+	stderr := cmd.ErrOrStderr()
+	if isTerminal(stderr) {
+		opts.Progress = func() {
+			if bar != nil {
+				bar.Add(1)
+			}
+		}
+	}
+	run, err = decode.Open(dir, trace.NewTable(), opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if opts.Progress != nil && len(run.Traces()) > 1 {
+		bar = progressbar.NewOptions(len(run.Traces()),
+			progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription("decoding traces"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish())
+	}
+	return run, func() {
+		if bar != nil {
+			bar.Finish()
+		}
+	}, nil
+}
+
+// plural returns "n word" or "n words".
+func plural(n uint64, word string) string {
+	s := strconv.FormatUint(n, 10) + " " + word
+	switch {
+	case n == 1:
+	case strings.HasSuffix(word, "s"):
+		s += "es"
+	default:
+		s += "s"
+	}
+	return s
+}
+
+// completeRunDir completes a run-directory argument with directory names.
+func completeRunDir(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return nil, cobra.ShellCompDirectiveFilterDirs
+}

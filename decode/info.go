@@ -1,0 +1,129 @@
+package decode
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/difftrace/difftrace/trace"
+)
+
+// MaxFuncID is the largest function ID a ParLOT function table may define:
+// IDs are 16-bit, 0 marks an exit, and the format keeps 65535 out of use.
+const MaxFuncID = 65534
+
+// maxInfoLine bounds one line of a function table (a demangled C++ name can
+// be long, but not this long).
+const maxInfoLine = 1 << 20
+
+// FuncTable is one process's function table, read from its .info file: the
+// image and name of every function ID its traces use. Names[id-1] is the
+// function with ID id.
+type FuncTable struct {
+	File  string
+	Names []trace.Name
+}
+
+// InfoError reports a malformed function table: the file, the line, what was
+// wrong.
+type InfoError struct {
+	File   string
+	Line   int
+	Reason string
+}
+
+func (e *InfoError) Error() string {
+	return fmt.Sprintf("%s: line %d: malformed ParLOT function table: %s (the .info file is damaged or was not written by ParLOT or difftrace; restore it from the original run)",
+		e.File, e.Line, e.Reason)
+}
+
+// ReadFuncTable reads the function table in the .info file at path.
+func ReadFuncTable(path string) (*FuncTable, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, readError(path, err)
+	}
+	defer f.Close()
+	return ParseFuncTable(f, path)
+}
+
+// ParseFuncTable reads a function table (docs/parlot-format.md): a line "+"
+// starts an image section, the next line is the image path, each following
+// line is one function; IDs count 1, 2, 3, … across sections. name is used in
+// errors. Blank lines are allowed only at the end (anywhere else they would
+// shift every ID after them).
+func ParseFuncTable(src io.Reader, name string) (*FuncTable, error) {
+	sc := bufio.NewScanner(src)
+	sc.Buffer(make([]byte, 0, 64<<10), maxInfoLine)
+	t := &FuncTable{File: name}
+	var (
+		line      int
+		image     string
+		inSection bool
+		wantImage bool // the previous line was "+"
+		plusLine  int  // line of the last "+"
+		blank     int  // first of the blank lines seen since the last non-blank one
+	)
+	bad := func(format string, args ...any) error {
+		return &InfoError{File: name, Line: line, Reason: fmt.Sprintf(format, args...)}
+	}
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'})
+		if len(b) == 0 {
+			if blank == 0 {
+				blank = line
+			}
+			continue
+		}
+		if blank != 0 {
+			line = blank
+			return nil, bad("blank line inside the table (every line after a section's image path is one function ID)")
+		}
+		if bytes.IndexByte(b, 0) >= 0 {
+			return nil, bad("the line holds a NUL byte: this is not a text function table")
+		}
+		switch {
+		case wantImage:
+			if string(b) == "+" {
+				return nil, bad(`"+" where the image path of the section begun on line %d belongs`, plusLine)
+			}
+			image = string(b)
+			wantImage = false
+			inSection = true
+		case string(b) == "+":
+			wantImage = true
+			plusLine = line
+		case !inSection:
+			return nil, bad(`function name %q before any "+" section header (a function table starts with a line "+", then the image path)`, clip(b))
+		default:
+			if len(t.Names) == MaxFuncID {
+				return nil, bad("function %q would get ID %d, beyond the format's limit of %d IDs", clip(b), MaxFuncID+1, MaxFuncID)
+			}
+			t.Names = append(t.Names, trace.Name{Image: image, Func: string(b)})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		line++
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, bad("line longer than %d bytes: this is not a function table", maxInfoLine)
+		}
+		return nil, fmt.Errorf("%s: line %d: %w", name, line, err)
+	}
+	if wantImage {
+		line = plusLine
+		return nil, bad(`the file ends after "+" without the image path (the file was cut short)`)
+	}
+	return t, nil
+}
+
+// clip shortens a line quoted in an error.
+func clip(b []byte) string {
+	if len(b) > 60 {
+		return string(b[:57]) + "..."
+	}
+	return string(b)
+}

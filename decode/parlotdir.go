@@ -1,0 +1,315 @@
+package decode
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/difftrace/difftrace/trace"
+)
+
+// The ParLOT layouts of a run directory: this project's (run.json,
+// trace.<rank>.info, trace.<rank>.<thread>) and the original tool's
+// (Hdbg.<version>.<host>.<pid>.info, ….<pid>.<thread>).
+
+// splitTrace splits "<stem>.<thread>" where stem is "<prefix>.<number>".
+func splitTrace(name string) (stem string, thread int, ok bool) {
+	i := strings.LastIndexByte(name, '.')
+	if i <= 0 {
+		return "", 0, false
+	}
+	t, err := strconv.Atoi(name[i+1:])
+	if err != nil || t < 0 || !allDigits(name[i+1:]) {
+		return "", 0, false
+	}
+	if _, _, ok := splitStem(name[:i]); !ok {
+		return "", 0, false
+	}
+	return name[:i], t, true
+}
+
+// splitStem splits "<prefix>.<number>" (the number is a pid or a rank).
+func splitStem(stem string) (prefix string, n int, ok bool) {
+	i := strings.LastIndexByte(stem, '.')
+	if i <= 0 || !allDigits(stem[i+1:]) {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(stem[i+1:])
+	if err != nil {
+		return "", 0, false
+	}
+	return stem[:i], n, true
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// infoStems returns the stems of the directory's .info files whose prefix
+// satisfies keep, sorted.
+func infoStems(d *dirListing, keep func(prefix string) bool) []string {
+	var stems []string
+	for _, n := range d.all {
+		stem, ok := strings.CutSuffix(n, ".info")
+		if !ok {
+			continue
+		}
+		if prefix, _, ok := splitStem(stem); ok && keep(prefix) {
+			stems = append(stems, stem)
+		}
+	}
+	return stems
+}
+
+// defaultPrefix is the trace-file prefix of this project's run directories.
+const defaultPrefix = "trace"
+
+func detectRunDir(d *dirListing) bool {
+	if d.has(ManifestName) {
+		return true
+	}
+	return len(infoStems(d, func(p string) bool { return p == defaultPrefix })) > 0
+}
+
+func openRunDir(r *Run, d *dirListing) error {
+	prefix := defaultPrefix
+	if d.has(ManifestName) {
+		m, err := readManifestFile(d.path(ManifestName))
+		if err != nil {
+			return err
+		}
+		r.Manifest = m
+		if m.Prefix != "" {
+			prefix = m.Prefix
+		}
+	}
+	stems := infoStems(d, func(p string) bool { return p == prefix })
+	if len(stems) == 0 {
+		if r.Manifest != nil && detectParLOT(d) {
+			// Original ParLOT files with a manifest that maps pids to ranks.
+			r.Format = FormatParLOT
+			return openParLOT(r, d)
+		}
+		return nil // no traces: Open explains
+	}
+	procs := make([]*Process, len(stems))
+	for i, stem := range stems {
+		_, rank, _ := splitStem(stem)
+		p := &Process{Index: rank, Info: d.path(stem + ".info")}
+		if r.Manifest != nil {
+			if rk, ok := r.Manifest.Rank(rank); ok {
+				p.Rank, p.PID, p.Host = rk, rk.PID, rk.Host
+			}
+		}
+		procs[i] = p
+	}
+	return r.addParLOTProcs(d, stems, procs, func(p string) bool { return p == prefix })
+}
+
+func detectParLOT(d *dirListing) bool {
+	return len(infoStems(d, func(string) bool { return true })) > 0
+}
+
+// openParLOT reads the original tool's layout. Processes are numbered by
+// ascending pid (then prefix, which holds the host), or by rank when a
+// manifest maps every pid to one.
+func openParLOT(r *Run, d *dirListing) error {
+	if r.Manifest == nil && d.has(ManifestName) {
+		m, err := readManifestFile(d.path(ManifestName))
+		if err != nil {
+			return err
+		}
+		r.Manifest = m
+	}
+	stems := infoStems(d, func(string) bool { return true })
+	type key struct {
+		pid    int
+		prefix string
+	}
+	keys := make(map[string]key, len(stems))
+	for _, s := range stems {
+		prefix, pid, _ := splitStem(s)
+		keys[s] = key{pid, prefix}
+	}
+	sort.Slice(stems, func(i, j int) bool {
+		a, b := keys[stems[i]], keys[stems[j]]
+		if a.pid != b.pid {
+			return a.pid < b.pid
+		}
+		return a.prefix < b.prefix
+	})
+	procs := make([]*Process, len(stems))
+	byPID := map[int]*Rank{}
+	if r.Manifest != nil {
+		for i := range r.Manifest.Ranks {
+			byPID[r.Manifest.Ranks[i].PID] = &r.Manifest.Ranks[i]
+		}
+	}
+	mapped := 0
+	for i, s := range stems {
+		k := keys[s]
+		p := &Process{Index: i, PID: k.pid, Info: d.path(s + ".info")}
+		if rest, ok := strings.CutPrefix(k.prefix, "Hdbg."); ok {
+			if _, host, ok := strings.Cut(rest, "."); ok {
+				p.Host = host
+			}
+		}
+		if rk, ok := byPID[k.pid]; ok {
+			p.Rank = rk
+			mapped++
+		}
+		procs[i] = p
+	}
+	if r.Manifest != nil {
+		if mapped == len(procs) {
+			for _, p := range procs {
+				p.Index = p.Rank.Rank
+			}
+		} else {
+			for _, p := range procs {
+				p.Rank = nil
+			}
+			r.Notes = append(r.Notes, fmt.Sprintf("%s maps only %d of the %d processes to ranks by pid; processes are numbered by ascending pid", ManifestName, mapped, len(procs)))
+		}
+	}
+	prefixes := map[string]bool{}
+	for _, k := range keys {
+		prefixes[k.prefix] = true
+	}
+	return r.addParLOTProcs(d, stems, procs, func(p string) bool { return prefixes[p] })
+}
+
+// addParLOTProcs finds the trace files of each process, reads the function
+// tables (in parallel, each distinct table once) and interns their names in
+// process order. inRun tells which prefixes belong to the run, so stray
+// trace files without a table are caught.
+func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, inRun func(string) bool) error {
+	seen := map[int]string{}
+	for i, p := range procs {
+		if other, dup := seen[p.Index]; dup {
+			return fmt.Errorf("%s: two processes claim index %d (%s.info and %s.info); keep one run per directory", d.dir, p.Index, other, stems[i])
+		}
+		seen[p.Index] = stems[i]
+	}
+	stemProc := make(map[string]*Process, len(stems))
+	for i, s := range stems {
+		stemProc[s] = procs[i]
+	}
+	// Trace files.
+	for _, n := range d.all {
+		stem, thread, ok := splitTrace(n)
+		if !ok {
+			continue
+		}
+		p, ok := stemProc[stem]
+		if !ok {
+			if prefix, _, _ := splitStem(stem); inRun(prefix) {
+				return fmt.Errorf("%s: trace file without its function table %s.info; copy the .info file of the same process next to it", d.path(n), stem)
+			}
+			continue
+		}
+		path := d.path(n)
+		size, err := regularFile(path)
+		if err != nil {
+			return err
+		}
+		p.Threads = append(p.Threads, &TraceFile{ID: trace.ID{Proc: p.Index, Thread: thread}, Path: path, Bytes: size})
+	}
+	// Function tables: read in parallel, identical contents parsed once.
+	raws := make([][]byte, len(procs))
+	err := parallel(len(procs), r.opts.Workers, func(i int) error {
+		path := procs[i].Info
+		if _, err := regularFile(path); err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return readError(path, err)
+		}
+		raws[i] = b
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	type parsed struct {
+		table *FuncTable
+		syms  []trace.Symbol
+	}
+	byHash := map[[32]byte]*parsed{}
+	for i, p := range procs {
+		h := sha256.Sum256(raws[i])
+		pt, ok := byHash[h]
+		if !ok {
+			t, err := ParseFuncTable(bytes.NewReader(raws[i]), p.Info)
+			if err != nil {
+				return err
+			}
+			syms := make([]trace.Symbol, len(t.Names)+1)
+			for id, n := range t.Names {
+				syms[id+1] = r.Symbols.Intern(n)
+			}
+			pt = &parsed{t, syms}
+			byHash[h] = pt
+		}
+		raws[i] = nil
+		p.Funcs = len(pt.table.Names)
+		for _, t := range p.Threads {
+			t.src = &parlotSource{path: t.Path, info: p.Info, syms: pt.syms}
+		}
+	}
+	r.Procs = append(r.Procs, procs...)
+	return nil
+}
+
+// parlotSource decodes one ParLOT trace file and maps its per-process IDs to
+// the run's symbols.
+type parlotSource struct {
+	path string
+	info string
+	syms []trace.Symbol // per-process ID → symbol; syms[0] = Return
+}
+
+func (s *parlotSource) open(maxEvents uint64) (symbolReader, error) {
+	f, _, err := OpenInput(s.path)
+	if err != nil {
+		return nil, err
+	}
+	rd := NewReader(f, s.path, maxEvents)
+	rd.CheckIDs(len(s.syms)-1, s.info)
+	return &parlotSymbols{f: f, rd: rd, syms: s.syms}, nil
+}
+
+type parlotSymbols struct {
+	f    *os.File
+	rd   *Reader
+	syms []trace.Symbol
+	raw  []uint16
+}
+
+func (p *parlotSymbols) Read(out []trace.Symbol) (int, error) {
+	if cap(p.raw) < len(out) {
+		p.raw = make([]uint16, len(out))
+	}
+	raw := p.raw[:len(out)]
+	n, err := p.rd.Read(raw)
+	syms := p.syms
+	for i, v := range raw[:n] {
+		out[i] = syms[v] // in range: the reader refuses IDs the table lacks
+	}
+	return n, err
+}
+
+func (p *parlotSymbols) Close() error { return p.f.Close() }

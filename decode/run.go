@@ -1,0 +1,414 @@
+package decode
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/difftrace/difftrace/trace"
+)
+
+// Format names the layout of a run directory.
+type Format string
+
+const (
+	// FormatRun is this project's run directory: run.json, and
+	// <prefix>.<rank>.info with <prefix>.<rank>.<thread> (prefix "trace").
+	// The process index is the rank.
+	FormatRun Format = "difftrace"
+	// FormatParLOT is the original ParLOT tool's output:
+	// Hdbg.<version>.<host>.<pid>.info with …<pid>.<thread>. Processes are
+	// numbered by ascending pid, unless a run.json maps pids to ranks.
+	FormatParLOT Format = "parlot"
+)
+
+// Options tune how a run is read.
+type Options struct {
+	// MaxEvents bounds the events decoded from any one trace (0 means
+	// DefaultMaxEvents): a small hostile file can claim billions.
+	MaxEvents uint64
+	// Workers is how many traces decode at once (0 means GOMAXPROCS).
+	Workers int
+	// Progress, if set, is called each time ForEach (and so Load and
+	// Summarize) finishes a trace, from any goroutine: for progress bars.
+	Progress func()
+}
+
+// Run is a recorded run opened for reading: its processes, their threads and
+// the files that hold them. Opening reads only the directory, the manifest
+// and the function tables; traces are decoded on demand (Stream, ForEach,
+// Load, Summarize), so a run larger than memory can still be read.
+type Run struct {
+	Dir      string
+	Format   Format
+	Manifest *Manifest // nil when the directory has no run.json
+	Procs    []*Process
+	// Symbols is the table every name of the run was interned into; it is
+	// the table given to Open and may be shared with other runs.
+	Symbols *trace.Table
+	// Notes says what the user should know about the directory, e.g. ranks
+	// the manifest lists that left no traces.
+	Notes []string
+
+	opts  Options
+	byID  map[trace.ID]*TraceFile
+	order []trace.ID
+}
+
+// Process is one traced process of a run.
+type Process struct {
+	Index int    // P in trace IDs: the rank, or the position by ascending pid
+	PID   int    // operating-system process id, 0 if unknown
+	Host  string // "" if unknown
+	Info  string // path of the function table (.info), "" if the format has none
+	Funcs int    // functions the table defines
+	Rank  *Rank  // the manifest's record of this process, nil if none
+	// Threads are the traces of the process, by thread index.
+	Threads []*TraceFile
+}
+
+// ID returns the process's ID (P).
+func (p *Process) ID() trace.ID { return trace.ID{Proc: p.Index, Thread: trace.AllThreads} }
+
+// TraceFile is one thread's trace in a run.
+type TraceFile struct {
+	ID    trace.ID
+	Path  string
+	Bytes int64 // size on disk (compressed)
+	Proc  *Process
+
+	src source
+}
+
+// source produces one trace's events as symbols of the run's table. Each
+// format supplies its own.
+type source interface {
+	open(maxEvents uint64) (symbolReader, error)
+}
+
+// symbolReader reads a trace's events; Read returns io.EOF after the last.
+type symbolReader interface {
+	Read(p []trace.Symbol) (int, error)
+	Close() error
+}
+
+// ChunkSize is the number of events Stream hands over at a time.
+const ChunkSize = 64 << 10
+
+// dirFormat is one run-directory layout Open understands. To add a layout,
+// write its detect and open functions and its source in a file of its own
+// (as parlotdir.go does for ParLOT files) and list it in formats; everything else (Stream, ForEach, statistics, the commands)
+// works through TraceFile sources unchanged.
+type dirFormat struct {
+	kind Format
+	// detect reports whether the directory listing looks like this layout.
+	detect func(d *dirListing) bool
+	// open fills r.Procs (with sources) and interns names into r.Symbols.
+	open func(r *Run, d *dirListing) error
+}
+
+// formats are tried in order; the first whose detect succeeds opens the run.
+var formats = []dirFormat{
+	{FormatRun, detectRunDir, openRunDir},
+	{FormatParLOT, detectParLOT, openParLOT},
+}
+
+// dirListing is a run directory's file names, read once.
+type dirListing struct {
+	dir   string
+	names map[string]bool
+	all   []string // sorted
+}
+
+func (d *dirListing) has(name string) bool { return d.names[name] }
+
+func (d *dirListing) path(name string) string { return filepath.Join(d.dir, name) }
+
+// Open opens the run in dir and interns every function name of its tables
+// into symbols (in process order, so the symbols do not depend on timing).
+// It reads no trace: it lists the processes, threads and files. Open two
+// runs of a comparison one after the other with the same table (normal run
+// first): equal names then get equal symbols, and nothing else may use the
+// table while Open runs.
+func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
+	if opts.MaxEvents == 0 {
+		opts.MaxEvents = DefaultMaxEvents
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such run directory (give the directory a capture wrote its traces to)", dir)
+		}
+		return nil, readError(dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s: is a file, not a run directory (give the directory that holds the traces; to decode a single trace file use: difftrace decode --raw %s --format u16)", dir, dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, readError(dir, err)
+	}
+	d := &dirListing{dir: dir, names: map[string]bool{}}
+	for _, e := range ents {
+		d.names[e.Name()] = true
+		d.all = append(d.all, e.Name())
+	}
+	sort.Strings(d.all)
+	r := &Run{Dir: dir, Symbols: symbols, opts: opts, byID: map[trace.ID]*TraceFile{}}
+	for _, f := range formats {
+		if !f.detect(d) {
+			continue
+		}
+		r.Format = f.kind
+		if err := f.open(r, d); err != nil {
+			return nil, err
+		}
+		break
+	}
+	if r.Format == "" || len(r.Procs) == 0 {
+		return nil, noTraces(d)
+	}
+	sort.Slice(r.Procs, func(i, j int) bool { return r.Procs[i].Index < r.Procs[j].Index })
+	for _, p := range r.Procs {
+		sort.Slice(p.Threads, func(i, j int) bool { return p.Threads[i].ID.Thread < p.Threads[j].ID.Thread })
+		for _, t := range p.Threads {
+			t.Proc = p
+			r.byID[t.ID] = t
+			r.order = append(r.order, t.ID)
+		}
+	}
+	if len(r.order) == 0 {
+		return nil, fmt.Errorf("%s: the function tables are there but no trace files (<name>.<thread> next to each .info); copy the trace files of the run into the directory", dir)
+	}
+	r.addNotes()
+	return r, nil
+}
+
+// noTraces explains an empty or unrecognised directory.
+func noTraces(d *dirListing) error {
+	var loose int
+	for _, n := range d.all {
+		if _, _, ok := splitTrace(n); ok {
+			loose++
+		}
+	}
+	if loose > 0 {
+		return fmt.Errorf("%s: %d trace files but no .info function table for them; copy the .info files of the same run into the directory", d.dir, loose)
+	}
+	return fmt.Errorf("%s: no traces found: expected a difftrace run (run.json, trace.<rank>.info, trace.<rank>.<thread>) or ParLOT output (Hdbg.<version>.<host>.<pid>.info with Hdbg.….<pid>.<thread>); give the directory a capture wrote", d.dir)
+}
+
+// addNotes records processes without trace files and manifest ranks that
+// left no traces.
+func (r *Run) addNotes() {
+	for _, p := range r.Procs {
+		if len(p.Threads) == 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("process %d has a function table (%s) but no trace files", p.Index, filepath.Base(p.Info)))
+		}
+	}
+	if r.Manifest == nil {
+		return
+	}
+	have := map[*Rank]bool{}
+	for _, p := range r.Procs {
+		if p.Rank != nil {
+			have[p.Rank] = true
+		}
+	}
+	for i := range r.Manifest.Ranks {
+		if rk := &r.Manifest.Ranks[i]; !have[rk] {
+			r.Notes = append(r.Notes, fmt.Sprintf("rank %d is in %s but left no traces", rk.Rank, ManifestName))
+		}
+	}
+}
+
+// Traces returns the IDs of every trace of the run, by process then thread.
+func (r *Run) Traces() []trace.ID { return append([]trace.ID(nil), r.order...) }
+
+// Trace returns the trace with the given ID.
+func (r *Run) Trace(id trace.ID) (*TraceFile, bool) {
+	t, ok := r.byID[id]
+	return t, ok
+}
+
+// Process returns the process with index p.
+func (r *Run) Process(p int) (*Process, bool) {
+	i := sort.Search(len(r.Procs), func(i int) bool { return r.Procs[i].Index >= p })
+	if i < len(r.Procs) && r.Procs[i].Index == p {
+		return r.Procs[i], true
+	}
+	return nil, false
+}
+
+// Select returns the traces a selection names: "" for all, or a
+// comma-separated list of "P.T" (one thread) and "P" (every thread of a
+// process), in run order without repeats.
+func (r *Run) Select(sel string) ([]trace.ID, error) {
+	if strings.TrimSpace(sel) == "" {
+		return r.Traces(), nil
+	}
+	want := map[trace.ID]bool{}
+	for _, part := range strings.Split(sel, ",") {
+		id, err := trace.ParseID(part)
+		if err != nil {
+			return nil, err
+		}
+		if id.IsProcess() {
+			p, ok := r.Process(id.Proc)
+			if !ok {
+				return nil, fmt.Errorf("%s: no process %d in this run (it has processes %s; see difftrace info %s)", r.Dir, id.Proc, r.procRange(), r.Dir)
+			}
+			for _, t := range p.Threads {
+				want[t.ID] = true
+			}
+			continue
+		}
+		if _, ok := r.byID[id]; !ok {
+			return nil, fmt.Errorf("%s: no trace %s in this run (see difftrace info %s for its traces)", r.Dir, id, r.Dir)
+		}
+		want[id] = true
+	}
+	var ids []trace.ID
+	for _, id := range r.order {
+		if want[id] {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+func (r *Run) procRange() string {
+	if len(r.Procs) == 1 {
+		return strconv.Itoa(r.Procs[0].Index)
+	}
+	return fmt.Sprintf("%d to %d", r.Procs[0].Index, r.Procs[len(r.Procs)-1].Index)
+}
+
+// events opens the trace id for reading its events one chunk at a time, in
+// the run's symbols. The caller must Close it.
+func (r *Run) events(id trace.ID) (symbolReader, error) {
+	t, ok := r.byID[id]
+	if !ok {
+		return nil, fmt.Errorf("%s: no trace %s in this run", r.Dir, id)
+	}
+	return t.src.open(r.opts.MaxEvents)
+}
+
+// Stream decodes trace id and calls fn with its events in order, in chunks
+// of at most ChunkSize. The chunk is reused: fn must copy what it keeps.
+// Memory use does not depend on the trace's length. An error from fn stops
+// the stream and is returned as is.
+func (r *Run) Stream(id trace.ID, fn func(chunk []trace.Symbol) error) error {
+	sr, err := r.events(id)
+	if err != nil {
+		return err
+	}
+	defer sr.Close()
+	buf := make([]trace.Symbol, ChunkSize)
+	for {
+		n, err := sr.Read(buf)
+		if n > 0 {
+			if ferr := fn(buf[:n]); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// ForEach calls fn(i, ids[i]) for every trace, on up to Options.Workers
+// goroutines; fn usually calls Stream and keeps its result in slot i, which
+// makes the outcome independent of scheduling. After a failure no further
+// traces start, and the error returned is that of the failing trace with the
+// lowest index, so errors are deterministic too.
+func (r *Run) ForEach(ids []trace.ID, fn func(i int, id trace.ID) error) error {
+	return parallel(len(ids), r.opts.Workers, func(i int) error {
+		err := fn(i, ids[i])
+		if r.opts.Progress != nil {
+			r.opts.Progress()
+		}
+		return err
+	})
+}
+
+// Load decodes the given traces into memory, in parallel. Memory grows with
+// the events (4 bytes each): use it for runs known to fit, and Stream or
+// ForEach otherwise.
+func (r *Run) Load(ids []trace.ID) ([]trace.Trace, error) {
+	out := make([]trace.Trace, len(ids))
+	err := r.ForEach(ids, func(i int, id trace.ID) error {
+		var ev []trace.Symbol
+		err := r.Stream(id, func(c []trace.Symbol) error {
+			ev = append(ev, c...)
+			return nil
+		})
+		out[i] = trace.Trace{ID: id, Events: ev}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parallel runs fn(0…n-1) on up to workers goroutines. Indexes are handed
+// out in increasing order; once one fails, no higher index starts, and the
+// lowest failing index's error is returned (every lower index has started
+// and is waited for), so the result does not depend on timing.
+func parallel(n, workers int, fn func(i int) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, n)
+	var (
+		next   atomic.Int64
+		failed atomic.Int64 // lowest failing index + 1, 0 while none
+		mu     sync.Mutex
+		errs   = map[int]error{}
+		wg     sync.WaitGroup
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if f := failed.Load(); f != 0 && int64(i) >= f-1 {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					errs[i] = err
+					if f := failed.Load(); f == 0 || int64(i) < f-1 {
+						failed.Store(int64(i) + 1)
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if f := failed.Load(); f != 0 {
+		return errs[int(f-1)]
+	}
+	return nil
+}
