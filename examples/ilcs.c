@@ -23,6 +23,9 @@
  *   --max-bug RANK          process RANK reduces with MPI_MAX instead of
  *                           MPI_MIN: the run ends, with a wrong search.
  *   --workers W             worker threads per process (default 4).
+ *   --stats                 print how many CPU_Exec evaluations the workers
+ *                           made and the worker CPU time each took (to
+ *                           measure the cost of tracing).
  */
 #include <mpi.h>
 #include <omp.h>
@@ -30,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CITIES 24
@@ -45,6 +49,7 @@ typedef struct {
 static int dist[CITIES][CITIES];
 static int crit_rank = -1, crit_thread = -1, count_rank = -1, max_rank = -1;
 static volatile int cont = 1;
+static int stats = 0;
 
 /* A linear congruential generator, as a macro so that CPU_Exec makes no calls. */
 #define LCG(s) ((s) = (s) * 1103515245u + 12345u, (s) >> 8)
@@ -129,6 +134,8 @@ int main(int argc, char **argv)
 			count_rank = atoi(argv[++a]);
 		} else if (strcmp(argv[a], "--max-bug") == 0 && a + 1 < argc) {
 			max_rank = atoi(argv[++a]);
+		} else if (strcmp(argv[a], "--stats") == 0) {
+			stats = 1;
 		} else {
 			usage();
 		}
@@ -148,16 +155,22 @@ int main(int argc, char **argv)
 	for (int i = 0; i <= lCPUs; i++)
 		champ[i].len = INT_MAX;
 	MPI_Barrier(MPI_COMM_WORLD);
+	long evals = 0;
+	double cpu = 0;
 
-#pragma omp parallel num_threads(lCPUs + 1)
+#pragma omp parallel num_threads(lCPUs + 1) reduction(+ : evals, cpu)
 	{
 		int rank = omp_get_thread_num();
 		if (rank != 0) { /* worker threads */
 			champ_t mine;
 			unsigned n = 0;
+			struct timespec c0, c1;
+			if (stats)
+				clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 			while (cont) {
 				unsigned seed = (unsigned)(my_rank * 7919 + rank * 104729) + 2654435761u * ++n;
 				int local_result = CPU_Exec(seed, &mine);
+				evals++;
 				if (local_result < champ[rank].len) { /* update the local champion */
 					if (my_rank == crit_rank && rank == crit_thread) {
 						memcpy(&champ[rank], &mine, champSize); /* critBug */
@@ -166,6 +179,10 @@ int main(int argc, char **argv)
 						memcpy(&champ[rank], &mine, champSize);
 					}
 				}
+			}
+			if (stats) {
+				clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+				cpu += (c1.tv_sec - c0.tv_sec) + 1e-9 * (c1.tv_nsec - c0.tv_nsec);
 			}
 		} else { /* master thread */
 			int best = INT_MAX, unchanged = 0, rounds = 0;
@@ -199,6 +216,14 @@ int main(int argc, char **argv)
 			} while (unchanged < STABLE && ++rounds < MAX_ROUNDS);
 			cont = 0; /* signal the worker threads to terminate */
 		}
+	}
+	if (stats) {
+		long total = 0;
+		double tcpu = 0;
+		MPI_Reduce(&evals, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+		MPI_Reduce(&cpu, &tcpu, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+		if (my_rank == 0)
+			printf("ilcs: %ld evaluations, %.0f ns of worker CPU time each\n", total, 1e9 * tcpu / total);
 	}
 	if (my_rank == 0)
 		CPU_Output(bcast);
