@@ -237,7 +237,7 @@ func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, pl
 	}
 	for _, p := range plans {
 		for _, x := range p.extra {
-			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: the open call %s was added from a stack snapshot taken before the process was killed (uftrace had not written its entry)", p.task.Thread, x.Func))
+			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: %s, the call it was blocked in, added from a stack snapshot taken before the kill", p.task.Thread, x.Func))
 		}
 	}
 	res.Notes = append(res.Notes, unnamed...)

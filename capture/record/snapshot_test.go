@@ -124,7 +124,7 @@ int main(void) { wait_forever(); return 0; }
 	if !slices.Equal(seq, want) {
 		t.Fatalf("trace %v, want %v (ending inside the call it hung in)", seq, want)
 	}
-	if !strings.Contains(strings.Join(res.Notes, ";"), "pause was added from a stack snapshot") {
+	if !strings.Contains(strings.Join(res.Notes, ";"), "pause, the call it was blocked in, added from a stack snapshot") {
 		t.Errorf("notes %q do not say the call was added", res.Notes)
 	}
 	// Without the snapshot the recording lacks the call: the gap the

@@ -233,7 +233,7 @@ func TestCaptureOddevenDeadlock(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("rank 5's trace:\n got %v\nwant %v", got, want)
 	}
-	if !strings.Contains(m.Ranks[5].Note, "MPI_Recv was added from a stack snapshot") {
+	if !strings.Contains(m.Ranks[5].Note, "MPI_Recv, the call it was blocked in, added from a stack snapshot") {
 		t.Errorf("rank 5's note %q does not say where the MPI_Recv came from", m.Ranks[5].Note)
 	}
 }
