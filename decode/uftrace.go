@@ -678,6 +678,7 @@ func (d *UftraceData) ImagePaths(pid int) []string {
 type UftraceCall struct {
 	Exit  bool
 	Name  trace.Name
+	Addr  uint64 // the recorded address (one name may have several)
 	Depth int
 	Time  uint64
 }
@@ -703,6 +704,26 @@ func (d *UftraceData) ReadCalls(t UftraceTask, fn func(UftraceCall) error) (Uftr
 		return st, err
 	}
 	defer r.Close()
+	// Names by address for this thread: one program throughout unless the
+	// process called exec.
+	sessions := 0
+	for _, s := range d.Sessions {
+		if s.PID == t.PID {
+			sessions++
+		}
+	}
+	local := map[uint64]trace.Name{}
+	name := func(tm, addr uint64) trace.Name {
+		if sessions > 1 {
+			return d.Resolve(t.PID, tm, addr)
+		}
+		n, ok := local[addr]
+		if !ok {
+			n = d.Resolve(t.PID, tm, addr)
+			local[addr] = n
+		}
+		return n
+	}
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -719,7 +740,7 @@ func (d *UftraceData) ReadCalls(t UftraceTask, fn func(UftraceCall) error) (Uftr
 		case UftraceEvent:
 			continue
 		}
-		c := UftraceCall{Exit: rec.Kind == UftraceExit, Name: d.Resolve(t.PID, rec.Time, rec.Addr), Depth: rec.Depth, Time: rec.Time}
+		c := UftraceCall{Exit: rec.Kind == UftraceExit, Name: name(rec.Time, rec.Addr), Addr: rec.Addr, Depth: rec.Depth, Time: rec.Time}
 		// The record's depth keeps the open-call stack right even across
 		// lost records.
 		if c.Exit {

@@ -133,7 +133,14 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 		}
 	}
 
-	// Pass 2: the traces, then the table.
+	// Pass 2: the traces, then the table. Addresses stand for the same
+	// function throughout, unless the process called exec.
+	execs := 0
+	for _, s := range data.Sessions {
+		if s.PID == pid {
+			execs++
+		}
+	}
 	base := filepath.Join(opt.Dir, opt.Prefix+"."+strconv.Itoa(opt.Rank))
 	var written []string
 	cleanup := func() {
@@ -153,10 +160,15 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 				buf = buf[:0]
 				return err
 			}
+			byAddr := map[uint64]uint16{}
 			_, err := data.ReadCalls(p.task, func(c decode.UftraceCall) error {
 				v := uint16(0)
 				if !c.Exit {
-					v = ids[c.Name]
+					var ok bool
+					if v, ok = byAddr[c.Addr]; !ok || execs > 1 {
+						v = ids[c.Name]
+						byAddr[c.Addr] = v
+					}
 				}
 				buf = append(buf, v)
 				if len(buf) == cap(buf) {
