@@ -126,6 +126,7 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 	if len(ds) > 0 {
 		k = ds[0].D.r.k
 	}
+	ends := endsOf(shared)
 	parallel(len(ds), workers, func(i int) {
 		d := ds[i].D
 		st := d.r.stack
@@ -135,7 +136,7 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 			}
 		}
 		r := newReducer(k, shared)
-		r.fold(st)
+		r.fold(st, ends)
 		d.r = nil // free pass 1's stack; the Discoverer is spent
 		r2[i] = r
 	})

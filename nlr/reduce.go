@@ -201,14 +201,10 @@ func (r *reducer) reserve(n int) {
 // found nothing; and once 3·K elements have gone on unchanged since the
 // last rule fired, the window the rules look at is again one pass 1 saw.
 // There only (c) can fire, and only when the top element ends a known
-// body: every other push just appends.
-func (r *reducer) fold(in []uint64) {
+// body: every other push just appends. ends holds the last element of
+// every shared body (see endsOf).
+func (r *reducer) fold(in []uint64, ends endSet) {
 	r.reserve(len(in))
-	var ends endSet
-	for id := range r.base {
-		b := r.shared.body(id)
-		ends.add(b[len(b)-1])
-	}
 	window := 3 * r.k
 	clean := window // elements on top pushed since the last rule fired
 	for _, x := range in {
@@ -238,6 +234,16 @@ func (r *reducer) fold(in []uint64) {
 // added is always found; others are found rarely, costing only a full
 // reduction that changes nothing.
 type endSet [1 << 10]uint64
+
+// endsOf returns the set of the last elements of bodies.
+func endsOf(bs *bodies) endSet {
+	var e endSet
+	for id := range bs.len() {
+		b := bs.body(id)
+		e.add(b[len(b)-1])
+	}
+	return e
+}
 
 func endBit(k uint64) uint64 { return (k * 0x9e3779b97f4a7c15) >> 48 }
 
