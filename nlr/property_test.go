@@ -89,7 +89,21 @@ func render(in []Input, seqs []Sequence, tab *Table) string {
 	return strings.Join(lines, "\n") + "\n" + strings.Join(tab.Legend(name), "\n")
 }
 
-func TestProperties(t *testing.T) {
+// bothWays runs a test with the stack scanned and with it indexed.
+func bothWays(t *testing.T, test func(t *testing.T)) {
+	defer func(old int) { indexFrom = old }(indexFrom)
+	for _, way := range []struct {
+		name string
+		from int
+	}{{"scan", MaxK + 1}, {"indexed", 1}} {
+		indexFrom = way.from
+		t.Run(way.name, test)
+	}
+}
+
+func TestProperties(t *testing.T) { bothWays(t, testProperties) }
+
+func testProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2024, 4))
 	for iter := range 300 {
 		in := comparison(rng)
@@ -241,6 +255,16 @@ func FuzzNLR(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkInvariants(t, "fuzz", in, seqs, tab, k)
+		// The indexed stack gives the same result as the scanned one.
+		defer func(old int) { indexFrom = old }(indexFrom)
+		indexFrom = 1
+		seqs2, tab2, err := Recognize(in, k, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if render(in, seqs2, tab2) != render(in, seqs, tab) {
+			t.Fatalf("K=%d: indexed and scanned stacks differ", k)
+		}
 	})
 }
 
@@ -250,6 +274,7 @@ func FuzzNLR(f *testing.F) {
 type refElem struct {
 	sym   trace.Symbol
 	body  string // "" for a symbol
+	size  int    // elements in the body
 	count int
 }
 
@@ -280,24 +305,21 @@ func refReduce(in []refElem, k int, known, found map[string]bool) []refElem {
 		n := len(st)
 		for b := 1; b <= k; b++ {
 			if b+1 <= n {
-				if e := st[n-1-b]; e.body != "" && e.body == refText(st[n-b:]) {
+				if e := st[n-1-b]; e.size == b && e.body == refText(st[n-b:]) {
 					st[n-1-b].count++
 					st = st[:n-b]
 					goto again
 				}
 			}
-			if 3*b <= n {
-				x, y, z := refText(st[n-3*b:n-2*b]), refText(st[n-2*b:n-b]), refText(st[n-b:])
-				if x == y && y == z {
-					found[z] = true
-					st = append(st[:n-3*b], refElem{body: z, count: 3})
-					goto again
-				}
+			if 3*b <= n && slices.Equal(st[n-3*b:n-2*b], st[n-b:]) && slices.Equal(st[n-2*b:n-b], st[n-b:]) {
+				z := refText(st[n-b:])
+				found[z] = true
+				st = append(st[:n-3*b], refElem{body: z, size: b, count: 3})
+				goto again
 			}
-			if known != nil && 2*b <= n {
-				y, z := refText(st[n-2*b:n-b]), refText(st[n-b:])
-				if y == z && (known[z] || found[z]) {
-					st = append(st[:n-2*b], refElem{body: z, count: 2})
+			if known != nil && 2*b <= n && slices.Equal(st[n-2*b:n-b], st[n-b:]) {
+				if z := refText(st[n-b:]); known[z] || found[z] {
+					st = append(st[:n-2*b], refElem{body: z, size: b, count: 2})
 					goto again
 				}
 			}
@@ -322,11 +344,13 @@ func structText(s Sequence, tab *Table) string {
 
 // TestAgainstReference compares Recognize with the plain reference on
 // random comparisons: same loops, same nesting, same counts.
-func TestAgainstReference(t *testing.T) {
+func TestAgainstReference(t *testing.T) { bothWays(t, testAgainstReference) }
+
+func testAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(99, 1))
 	for iter := range 60 {
 		in := comparison(rng)
-		k := []int{1, 2, 3, 4, 6, 10}[rng.IntN(6)]
+		k := []int{1, 2, 3, 4, 6, 10, 30}[rng.IntN(7)]
 		seqs, tab, err := Recognize(in, k, 0)
 		if err != nil {
 			t.Fatal(err)

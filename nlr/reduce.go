@@ -84,8 +84,9 @@ func encodeKeys(scratch *[]byte, keys []uint64) []byte {
 // Loop IDs below base name the shared bodies (read-only, pass 2); the
 // reducer numbers the bodies it finds itself from base on.
 //
-// Most pushes match nothing, so the scan over b is the hot loop; it looks
-// at two things per b: whether the element b below the top equals the top
+// Most pushes match nothing, so finding the b worth trying is the hot
+// loop. With K below indexFrom, reduceOnce scans every b, looking at two
+// things per b: whether the element b below the top equals the top
 // (the cheap test before (b) and (c)), and the body length of that element
 // kept beside the stack in lens, so (a) needs the body only when the length
 // fits.
@@ -99,7 +100,28 @@ type reducer struct {
 	own     *bodies
 	cache   [cacheSize]int32 // recently used bodies by hash: ID+1, 0 = empty
 	scratch []byte
+
+	// With a large K, scanning every b per push costs too much; the
+	// reducer then indexes the stack instead and visits only the b worth
+	// trying: positions holding an element equal to the top (chained by
+	// hash through prev, highest first from head) and positions holding a
+	// loop whose body would end at the top (chained through dueNext,
+	// highest first from dueHead). Both chains are stacks: elements leave
+	// the stack highest first, so unlinking restores the heads.
+	indexed bool
+	head    []int32 // per hash of a key, the highest position holding it, or -1
+	prev    []int32 // per position, the next lower position with the same hash, or -1
+	dueHead []int32 // per position t, the highest loop whose body would end at t, or -1
+	dueNext []int32 // per position of a loop, the next lower loop due at the same t, or -1
 }
+
+// indexFrom is the smallest K for which a reducer indexes its stack; below
+// it the plain scan is faster. Tests lower it to check both ways agree.
+var indexFrom = 24
+
+const headBits = 12
+
+func hashSlot(k uint64) int { return int((k * 0x9e3779b97f4a7c15) >> (64 - headBits)) }
 
 // MaxK is the longest loop body NLR can look for. The cost grows with K².
 const MaxK = 10000
@@ -111,6 +133,13 @@ func newReducer(k int, shared *bodies) *reducer {
 	if shared != nil {
 		r.fold2 = true
 		r.base = shared.len()
+	}
+	if k >= indexFrom {
+		r.indexed = true
+		r.head = make([]int32, 1<<headBits)
+		for i := range r.head {
+			r.head[i] = -1
+		}
 	}
 	return r
 }
@@ -187,12 +216,54 @@ func (r *reducer) append(x uint64) {
 	}
 	r.stack = append(r.stack, x)
 	r.lens = append(r.lens, l)
+	if r.indexed {
+		r.index(n)
+	}
 }
 
 // reserve makes room for n more elements.
 func (r *reducer) reserve(n int) {
 	r.stack = slices.Grow(r.stack, n)
 	r.lens = slices.Grow(r.lens, n)
+	if r.indexed {
+		r.prev = slices.Grow(r.prev, n)
+		r.dueNext = slices.Grow(r.dueNext, n)
+	}
+}
+
+// index records the element at the top position p in the stack's index.
+func (r *reducer) index(p int) {
+	h := hashSlot(r.stack[p])
+	r.prev = append(r.prev, r.head[h])
+	r.head[h] = int32(p)
+	next := int32(-1)
+	if l := r.lens[p]; l != 0 {
+		t := p + int(l)
+		for t >= len(r.dueHead) {
+			r.dueHead = append(r.dueHead, -1)
+		}
+		next, r.dueHead[t] = r.dueHead[t], int32(p)
+	}
+	r.dueNext = append(r.dueNext, next)
+}
+
+// replace makes the stack its first m elements followed by the loop key x
+// with a body of l elements.
+func (r *reducer) replace(m int, x uint64, l uint16) {
+	if r.indexed {
+		for p := len(r.stack) - 1; p >= m; p-- {
+			r.head[hashSlot(r.stack[p])] = r.prev[p]
+			if pl := r.lens[p]; pl != 0 {
+				r.dueHead[p+int(pl)] = r.dueNext[p]
+			}
+		}
+		r.prev, r.dueNext = r.prev[:m], r.dueNext[:m]
+	}
+	r.stack, r.lens = r.stack[:m+1], r.lens[:m+1]
+	r.stack[m], r.lens[m] = x, l
+	if r.indexed {
+		r.index(m)
+	}
 }
 
 // fold runs pass 2 over a pass-1 result, keys already in shared IDs.
@@ -255,6 +326,9 @@ func (e *endSet) has(k uint64) bool { h := endBit(k); return e[h>>6]&(1<<(h&63))
 // top equals the top, or is a loop with a b-long body — and leaves the
 // rules themselves to tryAt.
 func (r *reducer) reduceOnce() bool {
+	if r.indexed {
+		return r.reduceIndexed()
+	}
 	s, lens := r.stack, r.lens
 	n := len(s)
 	top := s[n-1]
@@ -271,6 +345,47 @@ func (r *reducer) reduceOnce() bool {
 	return false
 }
 
+// reduceIndexed is reduceOnce for a large K: it visits the positions in
+// the window holding the top's key and the loops whose body would end at
+// the top, highest first, merging the two chains so that b still runs
+// upwards.
+func (r *reducer) reduceIndexed() bool {
+	s, prev, dueNext := r.stack, r.prev, r.dueNext
+	n := len(s)
+	top := s[n-1]
+	lo := int32(max(n-1-r.k, 0))
+	c := prev[n-1] // candidates for (b) and (c)
+	d := int32(-1) // candidates for (a)
+	if n-1 < len(r.dueHead) {
+		d = r.dueHead[n-1]
+	}
+	for {
+		for c >= lo && s[c] != top {
+			c = prev[c]
+		}
+		var p int32
+		switch {
+		case c >= lo && d >= 0:
+			p = max(c, d)
+		case c >= lo:
+			p = c
+		case d >= 0:
+			p = d
+		default:
+			return false
+		}
+		if r.tryAt(n - 1 - int(p)) {
+			return true
+		}
+		if c == p {
+			c = prev[c]
+		}
+		if d == p {
+			d = dueNext[d]
+		}
+	}
+}
+
 // tryAt applies rule (a), (b) or (c) with block length b, if one matches.
 func (r *reducer) tryAt(b int) bool {
 	s, lens := r.stack, r.lens
@@ -278,8 +393,7 @@ func (r *reducer) tryAt(b int) bool {
 	e := s[n-1-b]
 	// (a) extend the loop just below the top b elements.
 	if int(lens[n-1-b]) == b && keyCount(e) < maxCount && slices.Equal(r.body(keyID(e)), s[n-b:]) {
-		s[n-1-b] = e + 1
-		r.stack, r.lens = s[:n-b], lens[:n-b]
+		r.replace(n-1-b, e+1, uint16(b))
 		return true
 	}
 	if e != s[n-1] {
@@ -288,18 +402,13 @@ func (r *reducer) tryAt(b int) bool {
 	blk := s[n-b:]
 	// (b) three copies make a loop.
 	if 3*b <= n && slices.Equal(s[n-2*b:n-b], blk) && slices.Equal(s[n-3*b:n-2*b], blk) {
-		id := r.record(blk)
-		m := n - 3*b
-		s[m], lens[m] = loopKey(id, 3), uint16(b)
-		r.stack, r.lens = s[:m+1], lens[:m+1]
+		r.replace(n-3*b, loopKey(r.record(blk), 3), uint16(b))
 		return true
 	}
 	// (c) two copies of a known body make a loop.
 	if r.fold2 && 2*b <= n && slices.Equal(s[n-2*b:n-b], blk) {
 		if id, ok := r.known(blk); ok {
-			m := n - 2*b
-			s[m], lens[m] = loopKey(id, 2), uint16(b)
-			r.stack, r.lens = s[:m+1], lens[:m+1]
+			r.replace(n-2*b, loopKey(id, 2), uint16(b))
 			return true
 		}
 	}
