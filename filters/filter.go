@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/difftrace/difftrace/trace"
 )
 
 // Filter is a parsed filter spec: the union of its keep-rules, minus PLT
@@ -118,8 +120,15 @@ func (f *Filter) String() string { return f.name }
 // KeepsReturns reports whether the filter keeps the returns of kept calls.
 func (f *Filter) KeepsReturns() bool { return f.returns }
 
-// Keep reports whether the filter keeps calls of the function named fn.
-func (f *Filter) Keep(fn string) bool {
+// Keep reports whether the filter keeps calls of the function named fn, in
+// an image it does not know (see KeepName).
+func (f *Filter) Keep(fn string) bool { return f.KeepName(trace.Name{Func: fn}) }
+
+// KeepName reports whether the filter keeps calls of the function n. The
+// image matters to mpi.int only: every function of an MPI library image
+// that is not itself MPI API counts as an internal.
+func (f *Filter) KeepName(n trace.Name) bool {
+	fn := n.Func
 	if f.dropPLT && IsPLTStub(fn) {
 		return false
 	}
@@ -128,7 +137,7 @@ func (f *Filter) Keep(fn string) bool {
 	}
 	base := baseName(fn)
 	for _, p := range f.presets {
-		if p.re.MatchString(base) {
+		if p.keep(n.Image, base) {
 			return true
 		}
 	}

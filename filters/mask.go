@@ -22,7 +22,7 @@ type Mask struct {
 func (f *Filter) Compile(t *trace.Table) *Mask {
 	m := &Mask{name: f.name, keep: make([]uint8, t.Len()), returns: f.returns}
 	for s := 1; s < t.Len(); s++ {
-		if f.Keep(t.Name(trace.Symbol(s)).Func) {
+		if f.KeepName(t.Name(trace.Symbol(s))) {
 			m.keep[s] = 1
 			m.kept++
 		}

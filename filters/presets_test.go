@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/difftrace/difftrace/trace"
 )
 
 // Names as real traces carry them. uftrace records library calls at the PLT
@@ -83,6 +85,28 @@ func TestPresetsOnRealNames(t *testing.T) {
 	for _, tc := range cases {
 		keeps(t, tc.spec, tc.yes, tc.no)
 	}
+
+	// mpi.int also knows MPI libraries by their image.
+	f := MustParse("mpi.int")
+	for _, tc := range []struct {
+		image, fn string
+		want      bool
+	}{
+		{"/usr/lib/x86_64-linux-gnu/libopen-pal.so.40", "event_base_loop", true},
+		{"/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pml_ob1.so", "append_frag_to_list", true},
+		{"/usr/lib/x86_64-linux-gnu/libmpi.so.40", "MPI_Send", false},
+		{"/usr/lib/x86_64-linux-gnu/libmpi.so.40", "PMPI_Send", false},
+		{"/opt/mpich/lib/libmpich.so.12", "MPIR_Err_return_comm", true},
+		{"/opt/mpich/lib/libmpich.so.12", "internal_Send", true},
+		{"/home/user/oddeven/oddeven", "findPtr", false},
+		{"/home/user/oddeven/oddeven", "ompi_helper_in_app", true},
+		{"/usr/lib/x86_64-linux-gnu/libc.so.6", "memcpy", false},
+		{"/home/user/libmpiwrap/app", "main", false},
+	} {
+		if got := f.KeepName(trace.Name{Image: tc.image, Func: tc.fn}); got != tc.want {
+			t.Errorf("mpi.int keeps %s in %s: %v, want %v", tc.fn, tc.image, got, tc.want)
+		}
+	}
 }
 
 // TestPresetsOnLibraries checks the presets against every function the
@@ -104,6 +128,15 @@ func TestPresetsOnLibraries(t *testing.T) {
 		}
 		if internal && (fMPI.Keep(n) || !fInt.Keep(n)) {
 			t.Errorf("%s: internal function: mpi keeps %v, mpi.int keeps %v", n, fMPI.Keep(n), fInt.Keep(n))
+		}
+	}
+
+	// Seen in its image, every non-API function of libmpi is internal.
+	img := libPath(t, "libmpi.so.40")
+	for _, n := range mpi {
+		api := fMPI.Keep(n)
+		if got := fInt.KeepName(trace.Name{Image: img, Func: n}); got == api {
+			t.Errorf("%s in %s: mpi keeps %v, mpi.int keeps %v", n, img, api, got)
 		}
 	}
 
@@ -202,31 +235,36 @@ func sameSet(t *testing.T, what string, got, want []string) {
 	}
 }
 
+// libPath finds a system library.
+func libPath(t *testing.T, lib string) string {
+	t.Helper()
+	for _, pat := range []string{"/usr/lib/*/" + lib, "/usr/lib64/" + lib, "/usr/lib/" + lib} {
+		if m, _ := filepath.Glob(pat); len(m) > 0 {
+			return m[0]
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s not found: CI must install it (libopenmpi-dev, gcc)", lib)
+	}
+	t.Skipf("SKIPPING: %s not found on this machine; install libopenmpi-dev and gcc to check the presets against it", lib)
+	return ""
+}
+
 // dynamicFuncs returns the functions a system library exports, each name
 // also in its versioned spelling ("omp_set_lock@@OMP_3.0") when it has a
 // version, as tools may report either. A missing library fails under CI
 // (it installs libopenmpi-dev and gcc) and skips loudly elsewhere.
 func dynamicFuncs(t *testing.T, lib string) []string {
 	t.Helper()
-	var paths []string
-	for _, pat := range []string{"/usr/lib/*/" + lib, "/usr/lib64/" + lib, "/usr/lib/" + lib} {
-		m, _ := filepath.Glob(pat)
-		paths = append(paths, m...)
-	}
-	if len(paths) == 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s not found: CI must install it (libopenmpi-dev, gcc)", lib)
-		}
-		t.Skipf("SKIPPING: %s not found on this machine; install libopenmpi-dev and gcc to check the presets against it", lib)
-	}
-	f, err := elf.Open(paths[0])
+	path := libPath(t, lib)
+	f, err := elf.Open(path)
 	if err != nil {
-		t.Fatalf("%s: %v", paths[0], err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	defer f.Close()
 	syms, err := f.DynamicSymbols()
 	if err != nil {
-		t.Fatalf("%s: %v", paths[0], err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	var out []string
 	for _, s := range syms {
