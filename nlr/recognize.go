@@ -136,8 +136,8 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 			}
 		}
 		r := newReducer(k, shared)
-		r.fold(st, ends)
-		d.r = nil // free pass 1's stack; the Discoverer is spent
+		r.fold(d.r, ends)
+		d.r = nil // the Discoverer is spent
 		r2[i] = r
 	})
 

@@ -107,11 +107,14 @@ type reducer struct {
 	// hash through prev, highest first from head) and positions holding a
 	// loop whose body would end at the top (chained through dueNext,
 	// highest first from dueHead). Both chains are stacks: elements leave
-	// the stack highest first, so unlinking restores the heads.
+	// the stack highest first, so unlinking restores the heads. dueHead is
+	// a ring of K+1 slots, by end position mod K+1: a loop in the window
+	// (at most K below the top) whose end shares the top's slot ends at
+	// the top, since bodies are 1…K long.
 	indexed bool
 	head    []int32 // per hash of a key, the highest position holding it, or -1
 	prev    []int32 // per position, the next lower position with the same hash, or -1
-	dueHead []int32 // per position t, the highest loop whose body would end at t, or -1
+	dueHead []int32 // per end position t mod K+1, the highest loop whose body would end at t, or -1
 	dueNext []int32 // per position of a loop, the next lower loop due at the same t, or -1
 }
 
@@ -139,6 +142,10 @@ func newReducer(k int, shared *bodies) *reducer {
 		r.head = make([]int32, 1<<headBits)
 		for i := range r.head {
 			r.head[i] = -1
+		}
+		r.dueHead = make([]int32, k+1)
+		for i := range r.dueHead {
+			r.dueHead[i] = -1
 		}
 	}
 	return r
@@ -238,10 +245,7 @@ func (r *reducer) index(p int) {
 	r.head[h] = int32(p)
 	next := int32(-1)
 	if l := r.lens[p]; l != 0 {
-		t := p + int(l)
-		for t >= len(r.dueHead) {
-			r.dueHead = append(r.dueHead, -1)
-		}
+		t := (p + int(l)) % len(r.dueHead)
 		next, r.dueHead[t] = r.dueHead[t], int32(p)
 	}
 	r.dueNext = append(r.dueNext, next)
@@ -254,7 +258,7 @@ func (r *reducer) replace(m int, x uint64, l uint16) {
 		for p := len(r.stack) - 1; p >= m; p-- {
 			r.head[hashSlot(r.stack[p])] = r.prev[p]
 			if pl := r.lens[p]; pl != 0 {
-				r.dueHead[p+int(pl)] = r.dueNext[p]
+				r.dueHead[(p+int(pl))%len(r.dueHead)] = r.dueNext[p]
 			}
 		}
 		r.prev, r.dueNext = r.prev[:m], r.dueNext[:m]
@@ -266,7 +270,9 @@ func (r *reducer) replace(m int, x uint64, l uint16) {
 	}
 }
 
-// fold runs pass 2 over a pass-1 result, keys already in shared IDs.
+// fold runs pass 2 over the result of pass 1, whose keys are already in
+// shared IDs. It works in place: its stack never holds more elements than
+// it has read, so it takes over pass 1's arrays.
 //
 // Until a rule fires, the stack is pass 1's result, on which (a) and (b)
 // found nothing; and once 3·K elements have gone on unchanged since the
@@ -274,8 +280,12 @@ func (r *reducer) replace(m int, x uint64, l uint16) {
 // There only (c) can fire, and only when the top element ends a known
 // body: every other push just appends. ends holds the last element of
 // every shared body (see endsOf).
-func (r *reducer) fold(in []uint64, ends endSet) {
-	r.reserve(len(in))
+func (r *reducer) fold(pass1 *reducer, ends endSet) {
+	in := pass1.stack
+	r.stack, r.lens = in[:0], pass1.lens[:0]
+	if r.indexed {
+		r.prev, r.dueNext = pass1.prev[:0], pass1.dueNext[:0]
+	}
 	window := 3 * r.k
 	clean := window // elements on top pushed since the last rule fired
 	for _, x := range in {
@@ -354,22 +364,19 @@ func (r *reducer) reduceIndexed() bool {
 	n := len(s)
 	top := s[n-1]
 	lo := int32(max(n-1-r.k, 0))
-	c := prev[n-1] // candidates for (b) and (c)
-	d := int32(-1) // candidates for (a)
-	if n-1 < len(r.dueHead) {
-		d = r.dueHead[n-1]
-	}
+	c := prev[n-1]                       // candidates for (b) and (c)
+	d := r.dueHead[(n-1)%len(r.dueHead)] // candidates for (a)
 	for {
 		for c >= lo && s[c] != top {
 			c = prev[c]
 		}
 		var p int32
 		switch {
-		case c >= lo && d >= 0:
+		case c >= lo && d >= lo:
 			p = max(c, d)
 		case c >= lo:
 			p = c
-		case d >= 0:
+		case d >= lo:
 			p = d
 		default:
 			return false
@@ -401,7 +408,7 @@ func (r *reducer) tryAt(b int) bool {
 	}
 	blk := s[n-b:]
 	// (b) three copies make a loop.
-	if 3*b <= n && slices.Equal(s[n-2*b:n-b], blk) && slices.Equal(s[n-3*b:n-2*b], blk) {
+	if 3*b <= n && s[n-1-2*b] == e && slices.Equal(s[n-2*b:n-b], blk) && slices.Equal(s[n-3*b:n-2*b], blk) {
 		r.replace(n-3*b, loopKey(r.record(blk), 3), uint16(b))
 		return true
 	}
