@@ -281,10 +281,10 @@ func (mc *matrixCells) Plot(c draw.Canvas, p *plot.Plot) {
 			}
 		}
 	} else {
-		// One image pixel per device pixel (at hmDPI), each the mean of
-		// the cells it covers, so no row or column is dropped.
-		px := int(math.Ceil(float64(trX(float64(n)-0.5)-trX(-0.5)) / 72 * hmDPI))
-		px = max(1, min(px, n))
+		// One image pixel per device pixel (at hmDPI): the cell under it,
+		// or the mean of the cells it covers when they are smaller than a
+		// pixel, so no row or column is dropped.
+		px := max(1, int(math.Ceil(float64(trX(float64(n)-0.5)-trX(-0.5))/72*hmDPI)))
 		img := image.NewRGBA(image.Rect(0, 0, px, px))
 		for y := range px {
 			r0, r1 := y*n/px, max((y+1)*n/px, y*n/px+1)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -231,5 +232,27 @@ func TestJSMStencil(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestJSMCores checks that the JSM does not depend on the number of cores.
+func TestJSMCores(t *testing.T) {
+	ids, seqs := stencilRun(700, true, 4)
+	c, err := NewContext(Mode{Freq: Actual}, ids, seqs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := func(procs int) string {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		j, _, err := Similarity(c, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		j.WriteCSV(&b)
+		return b.String()
+	}
+	if one, four := csv(1), csv(4); one != four {
+		t.Error("the JSM differs between 1 and 4 cores")
 	}
 }
