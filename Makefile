@@ -25,6 +25,8 @@ test: lint
 fuzz:
 	$(GO) test ./decode -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./capture -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./filters -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./nlr -run '^$$' -fuzz '^FuzzNLR$$' -fuzztime $(FUZZTIME)
 
 # Until the analysis exists, the demo shows the trace reader on the example
 # run in testdata/ (the 4-process MPI odd/even sort).

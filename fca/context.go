@@ -1,0 +1,177 @@
+package fca
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// Context is a formal context (seeds/002 §3.2.5, Table 3.4): traces (objects)
+// × attributes, with traces whose attribute sets are equal collapsed into one
+// equivalence class, as STAT groups processes. Later stages work on classes
+// and expand to traces only at the end, which keeps thousands of alike ranks
+// cheap.
+//
+// Attributes are numbered 0, 1, … in order of first appearance (traces in the
+// given order, entries in sequence order); classes likewise, by their first
+// trace.
+type Context struct {
+	mode    Mode
+	ids     []trace.ID
+	names   []string // attribute display names
+	attrs   [][]int  // object → its attributes, increasing
+	class   []int    // object → class
+	members [][]int  // class → its objects, increasing
+	intents []Bitset // class → its attribute set
+}
+
+// NewContext builds the formal context of the traces ids, whose NLR sequences
+// are seqs, under mode m. sym names the symbols for attribute display (nil
+// names them by number). Loop entries are named by their loop ID, L0, L1, ….
+func NewContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace.Symbol) string) (*Context, error) {
+	if len(ids) != len(seqs) {
+		return nil, fmt.Errorf("formal context: %d trace IDs but %d NLR sequences; give one sequence per trace", len(ids), len(seqs))
+	}
+	seen := make(map[trace.ID]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			return nil, fmt.Errorf("formal context: trace %v appears twice; each trace is one object", id)
+		}
+		seen[id] = true
+	}
+	c := &Context{
+		mode:  m,
+		ids:   append([]trace.ID(nil), ids...),
+		attrs: make([][]int, len(ids)),
+		class: make([]int, len(ids)),
+	}
+	index := map[attrKey]int{}
+	for o, seq := range seqs {
+		if err := checkSequence(ids[o], seq); err != nil {
+			return nil, err
+		}
+		keys := attributes(m, seq)
+		as := make([]int, len(keys))
+		for i, k := range keys {
+			a, ok := index[k]
+			if !ok {
+				a = len(c.names)
+				index[k] = a
+				c.names = append(c.names, k.name(m, sym))
+			}
+			as[i] = a
+		}
+		c.attrs[o] = sortedInts(as)
+	}
+	classOf := map[string]int{}
+	var key strings.Builder
+	for o, as := range c.attrs {
+		key.Reset()
+		for _, a := range as {
+			key.WriteString(strconv.Itoa(a))
+			key.WriteByte(',')
+		}
+		k, ok := classOf[key.String()]
+		if !ok {
+			k = len(c.members)
+			classOf[key.String()] = k
+			c.members = append(c.members, nil)
+			b := NewBitset(len(c.names))
+			for _, a := range as {
+				b.Set(a)
+			}
+			c.intents = append(c.intents, b)
+		}
+		c.class[o] = k
+		c.members[k] = append(c.members[k], o)
+	}
+	return c, nil
+}
+
+func sortedInts(s []int) []int {
+	// Insertion sort: attribute lists are short and mostly ordered already.
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s
+}
+
+// Mode returns the attribute mode the context was built with.
+func (c *Context) Mode() Mode { return c.mode }
+
+// Len returns the number of objects (traces).
+func (c *Context) Len() int { return len(c.ids) }
+
+// ID returns the trace ID of object o.
+func (c *Context) ID(o int) trace.ID { return c.ids[o] }
+
+// IDs returns the trace IDs of all objects, in object order.
+func (c *Context) IDs() []trace.ID { return append([]trace.ID(nil), c.ids...) }
+
+// NumAttrs returns the number of distinct attributes.
+func (c *Context) NumAttrs() int { return len(c.names) }
+
+// AttrName returns the display name of attribute a.
+func (c *Context) AttrName(a int) string { return c.names[a] }
+
+// Attrs returns the attributes of object o, increasing.
+func (c *Context) Attrs(o int) []int { return c.attrs[o] }
+
+// Has reports whether object o has attribute a.
+func (c *Context) Has(o, a int) bool { return c.intents[c.class[o]].Has(a) }
+
+// NumClasses returns the number of equivalence classes (distinct attribute
+// sets).
+func (c *Context) NumClasses() int { return len(c.members) }
+
+// Class returns the equivalence class of object o.
+func (c *Context) Class(o int) int { return c.class[o] }
+
+// Members returns the objects of class k, increasing.
+func (c *Context) Members(k int) []int { return c.members[k] }
+
+// ClassAttrs returns the attribute set shared by the objects of class k. It
+// must not be modified.
+func (c *Context) ClassAttrs(k int) Bitset { return c.intents[k] }
+
+// WriteTable writes the context as a cross table like seeds/002 Table 3.4:
+// one row per trace, one column per attribute, "×" where the trace has it.
+func (c *Context) WriteTable(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	idw := len("trace")
+	for _, id := range c.ids {
+		idw = max(idw, len(id.String()))
+	}
+	pad := func(s string, n int) string {
+		return s + strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s)))
+	}
+	bw.WriteString(pad("trace", idw))
+	for _, n := range c.names {
+		bw.WriteString("  " + n)
+	}
+	bw.WriteByte('\n')
+	var row strings.Builder
+	for o, id := range c.ids {
+		row.Reset()
+		row.WriteString(pad(id.String(), idw))
+		for a, n := range c.names {
+			mark := ""
+			if c.Has(o, a) {
+				mark = "×"
+			}
+			w := utf8.RuneCountInString(n)
+			row.WriteString("  " + pad(strings.Repeat(" ", (w-1)/2)+mark, w))
+		}
+		bw.WriteString(strings.TrimRight(row.String(), " "))
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}

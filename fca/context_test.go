@@ -1,0 +1,156 @@
+package fca
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/trace"
+)
+
+func TestParseMode(t *testing.T) {
+	for _, m := range Modes() {
+		got, err := ParseMode(m.String())
+		if err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %v, %v", m.String(), got, err)
+		}
+	}
+	if len(Modes()) != 6 {
+		t.Fatalf("%d modes, want 6", len(Modes()))
+	}
+	if m, err := ParseMode(" DOUB.Log10 "); err != nil || m != (Mode{Double: true, Freq: Log10}) {
+		t.Errorf("ParseMode is not case- and space-tolerant: %v, %v", m, err)
+	}
+	_, err := ParseMode("single.freq")
+	if err == nil {
+		t.Fatal("ParseMode accepted single.freq")
+	}
+	for _, want := range []string{`"single.freq"`, "sing.noFreq", "sing.actual", "sing.log10", "doub.noFreq", "doub.actual", "doub.log10"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+}
+
+// TestTable34 checks the formal context of the odd/even example against
+// seeds/002 Table 3.4.
+func TestTable34(t *testing.T) {
+	ids, seqs := oddEven()
+	c, err := NewContext(Mode{}, ids, seqs, symName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table34 := map[string][]string{
+		"0": {"MPI_Init", "MPI_Comm_size", "MPI_Comm_rank", "L0", "MPI_Finalize"},
+		"1": {"MPI_Init", "MPI_Comm_size", "MPI_Comm_rank", "L1", "MPI_Finalize"},
+		"2": {"MPI_Init", "MPI_Comm_size", "MPI_Comm_rank", "L0", "MPI_Finalize"},
+		"3": {"MPI_Init", "MPI_Comm_size", "MPI_Comm_rank", "L1", "MPI_Finalize"},
+	}
+	if c.NumAttrs() != 6 {
+		t.Errorf("%d attributes, want the 6 columns of Table 3.4", c.NumAttrs())
+	}
+	for o := range c.Len() {
+		got := names(c.Attrs(o), c.AttrName)
+		want := table34[c.ID(o).String()]
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("trace %v: attributes %v, want %v", c.ID(o), got, want)
+		}
+		for a := range c.NumAttrs() {
+			if c.Has(o, a) != slices.Contains(want, c.AttrName(a)) {
+				t.Errorf("trace %v: Has(%s) = %v", c.ID(o), c.AttrName(a), c.Has(o, a))
+			}
+		}
+	}
+	// Even and odd ranks are two equivalence classes.
+	if c.NumClasses() != 2 || !slices.Equal(c.Members(c.Class(0)), []int{0, 2}) || !slices.Equal(c.Members(c.Class(1)), []int{1, 3}) {
+		t.Errorf("classes: %d, %v, %v; want {0,2} and {1,3}", c.NumClasses(), c.Members(0), c.Members(1))
+	}
+	var b strings.Builder
+	if err := c.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `trace  MPI_Init  MPI_Comm_rank  MPI_Comm_size  L0  MPI_Finalize  L1
+0         ×            ×              ×        ×        ×
+1         ×            ×              ×                 ×        ×
+2         ×            ×              ×        ×        ×
+3         ×            ×              ×                 ×        ×
+`
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestModes checks every attribute mode on a hand-worked sequence:
+//
+//	A, L0^3, B, A, L0^12, A, L1^2
+//
+// Single entries: A ×3, L0 3+12 = 15 iterations, B ×1, L1 2 iterations.
+// Pairs: (A,L0) ×2, (L0,B), (B,A), (L0,A), (A,L1) ×1.
+func TestModes(t *testing.T) {
+	const a, b trace.Symbol = 1, 2
+	n := map[trace.Symbol]string{a: "A", b: "B"}
+	seq := nlr.Sequence{sym(a), loop(0, 3), sym(b), sym(a), loop(0, 12), sym(a), loop(1, 2)}
+	want := map[string][]string{
+		"sing.noFreq": {"A", "L0", "B", "L1"},
+		"sing.actual": {"A:3", "L0:15", "B:1", "L1:2"},
+		"sing.log10":  {"A:0", "L0:1", "B:0", "L1:0"},
+		"doub.noFreq": {"(A, L0)", "(L0, B)", "(B, A)", "(L0, A)", "(A, L1)"},
+		"doub.actual": {"(A, L0):2", "(L0, B):1", "(B, A):1", "(L0, A):1", "(A, L1):1"},
+		"doub.log10":  {"(A, L0):0", "(L0, B):0", "(B, A):0", "(L0, A):0", "(A, L1):0"},
+	}
+	for _, m := range Modes() {
+		c, err := NewContext(m, []trace.ID{{Proc: 0, Thread: 0}}, []nlr.Sequence{seq}, func(s trace.Symbol) string { return n[s] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := names(c.Attrs(0), c.AttrName)
+		if !slices.Equal(got, want[m.String()]) {
+			t.Errorf("%v: %v, want %v", m, got, want[m.String()])
+		}
+	}
+	// log10 buckets by decade, exactly at powers of ten.
+	for f, want := range map[int64]int64{1: 0, 9: 0, 10: 1, 99: 1, 100: 2, 999: 2, 1000: 3, 1_000_000: 6} {
+		if got := floorLog10(f); got != want {
+			t.Errorf("floorLog10(%d) = %d, want %d", f, got, want)
+		}
+	}
+	// Frequencies separate traces that noFreq merges.
+	ids, seqs := oddEven()
+	for m, classes := range map[string]int{"sing.noFreq": 2, "sing.actual": 4, "sing.log10": 2, "doub.noFreq": 2, "doub.actual": 2} {
+		mode, _ := ParseMode(m)
+		c, err := NewContext(mode, ids, seqs, symName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.NumClasses() != classes {
+			t.Errorf("odd/even under %s: %d classes, want %d", m, c.NumClasses(), classes)
+		}
+	}
+}
+
+func TestContextErrors(t *testing.T) {
+	id := func(p int) trace.ID { return trace.ID{Proc: p, Thread: 0} }
+	for _, tc := range []struct {
+		ids  []trace.ID
+		seqs []nlr.Sequence
+		want string
+	}{
+		{[]trace.ID{id(0)}, nil, "1 trace IDs but 0 NLR sequences"},
+		{[]trace.ID{id(0), id(0)}, []nlr.Sequence{nil, nil}, "trace 0.0 appears twice"},
+		{[]trace.ID{id(3)}, []nlr.Sequence{{sym(1), {Loop: -2}}}, "trace 3.0: NLR entry 1 has loop ID -2"},
+		{[]trace.ID{id(4)}, []nlr.Sequence{{loop(2, 0)}}, "trace 4.0: NLR entry 0 is loop L2 with 0 iterations"},
+	} {
+		_, err := NewContext(Mode{}, tc.ids, tc.seqs, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want one containing %q", err, tc.want)
+		}
+	}
+	// Empty sequences are fine: an object without attributes.
+	c, err := NewContext(Mode{Double: true}, []trace.ID{id(0), id(1)}, []nlr.Sequence{{}, {sym(1)}}, nil)
+	if err != nil || c.NumAttrs() != 0 || c.NumClasses() != 1 {
+		t.Errorf("empty attribute sets: %v, %d attrs, %d classes", err, c.NumAttrs(), c.NumClasses())
+	}
+}

@@ -1,0 +1,163 @@
+package filters
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/difftrace/difftrace/trace"
+)
+
+// Filter is a parsed filter spec: the union of its keep-rules, minus PLT
+// stubs when the spec says plt, with returns dropped unless it says ret.
+// A spec with no keep-rule ("plt", "ret") keeps every function.
+type Filter struct {
+	name     string
+	presets  []*preset
+	custom   []*regexp.Regexp
+	dropPLT  bool
+	returns  bool
+	keepsAll bool
+}
+
+// Parse reads a filter spec: terms joined by "+", each a preset name (all,
+// mpi, mpi.col, mpi.sr, mpi.int, omp, omp.crit, omp.mutex, mem, net, poll,
+// str), plt (drop PLT stubs), ret (keep the returns of kept calls) or
+// cust=REGEXP (a Go regular expression matched anywhere in the function
+// name). A "+" inside a custom regexp is part of it unless the text after it
+// is itself a term: "cust=a+b" is one regexp, "cust=a+mpi" is two terms.
+func Parse(spec string) (*Filter, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return nil, fmt.Errorf("filter: empty spec; %s", validHint())
+	}
+	f := &Filter{name: spec}
+	for _, term := range splitTerms(spec) {
+		switch {
+		case term == modPLT:
+			f.dropPLT = true
+		case term == modReturns:
+			f.returns = true
+		case strings.HasPrefix(term, custPrefix):
+			expr := term[len(custPrefix):]
+			if expr == "" {
+				return nil, fmt.Errorf("filter %q: cust= needs a regular expression, e.g. cust=^CPU_Exec$", spec)
+			}
+			re, err := regexp.Compile(expr)
+			if err != nil {
+				return nil, fmt.Errorf("filter %q: bad regular expression %q in %s: %v; write a Go (RE2) expression, e.g. cust=^CPU_Exec$",
+					spec, expr, term, unwrapSyntax(err))
+			}
+			f.custom = append(f.custom, re)
+		default:
+			p, ok := lookupPreset(term)
+			if !ok {
+				if term == "" {
+					return nil, fmt.Errorf("filter %q: empty term (a stray +); %s", spec, validHint())
+				}
+				return nil, fmt.Errorf("filter %q: unknown filter %q; %s", spec, term, validHint())
+			}
+			f.presets = append(f.presets, p)
+			if p.name == "all" {
+				f.keepsAll = true
+			}
+		}
+	}
+	if len(f.presets) == 0 && len(f.custom) == 0 {
+		f.keepsAll = true
+	}
+	return f, nil
+}
+
+// splitTerms splits a spec at "+", gluing back onto a custom regexp every
+// piece that is not itself a term.
+func splitTerms(spec string) []string {
+	pieces := strings.Split(spec, "+")
+	terms := make([]string, 0, len(pieces))
+	for _, p := range pieces {
+		if n := len(terms); n > 0 && strings.HasPrefix(terms[n-1], custPrefix) && !isTerm(p) {
+			terms[n-1] += "+" + p
+			continue
+		}
+		terms = append(terms, p)
+	}
+	return terms
+}
+
+func isTerm(s string) bool {
+	if s == modPLT || s == modReturns || strings.HasPrefix(s, custPrefix) {
+		return true
+	}
+	_, ok := lookupPreset(s)
+	return ok
+}
+
+// unwrapSyntax shortens regexp's "error parsing regexp: …" to its reason.
+func unwrapSyntax(err error) string {
+	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+}
+
+func validHint() string {
+	return "valid terms: " + strings.Join(presetNames(), ", ") + " (join with +, e.g. mpi+omp.crit+cust=CPU_Exec)"
+}
+
+// MustParse is Parse for specs known to be valid, such as constants in
+// tests and defaults; it panics on an error.
+func MustParse(spec string) *Filter {
+	f, err := Parse(spec)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// Name returns the spec as written, the filter's name in every table.
+func (f *Filter) Name() string { return f.name }
+
+// String returns the filter's name.
+func (f *Filter) String() string { return f.name }
+
+// KeepsReturns reports whether the filter keeps the returns of kept calls.
+func (f *Filter) KeepsReturns() bool { return f.returns }
+
+// Keep reports whether the filter keeps calls of the function named fn, in
+// an image it does not know (see KeepName).
+func (f *Filter) Keep(fn string) bool { return f.KeepName(trace.Name{Func: fn}) }
+
+// KeepName reports whether the filter keeps calls of the function n. The
+// image matters to mpi.int only: every function of an MPI library image
+// that is not itself MPI API counts as an internal.
+func (f *Filter) KeepName(n trace.Name) bool {
+	fn := n.Func
+	if f.dropPLT && IsPLTStub(fn) {
+		return false
+	}
+	if f.keepsAll {
+		return true
+	}
+	base := baseName(fn)
+	for _, p := range f.presets {
+		if p.keep(n.Image, base) {
+			return true
+		}
+	}
+	for _, re := range f.custom {
+		if re.MatchString(fn) {
+			return true
+		}
+	}
+	return false
+}
+
+// Presets returns each valid term of a spec with a one-line description,
+// for help texts.
+func Presets() [][2]string {
+	out := make([][2]string, 0, len(presets)+3)
+	for _, p := range presets {
+		out = append(out, [2]string{p.name, p.doc})
+	}
+	return append(out,
+		[2]string{modPLT, "drop PLT stubs (foo@plt, .plt, .plt.got, .plt.sec)"},
+		[2]string{modReturns, "keep the returns of kept calls (returns are dropped otherwise)"},
+		[2]string{custPrefix + "REGEXP", "functions whose name matches a Go regular expression"})
+}

@@ -1,0 +1,74 @@
+package nlr
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/difftrace/difftrace/trace"
+)
+
+// FuncNames returns a name function for Format and Legend that prints the
+// function name of each symbol of t.
+func FuncNames(t *trace.Table) func(trace.Symbol) string {
+	return func(s trace.Symbol) string { return t.Name(s).Func }
+}
+
+// LoopName returns "L" followed by the loop ID, as loops are written.
+func LoopName(id int32) string { return "L" + strconv.Itoa(int(id)) }
+
+// Format writes an element: the symbol's name, or "L0^4" for a loop.
+func (e Element) Format(name func(trace.Symbol) string) string {
+	if e.IsLoop() {
+		return LoopName(e.Loop) + "^" + strconv.Itoa(int(e.Count))
+	}
+	return name(e.Sym)
+}
+
+// Format writes a sequence as "MPI_Init, L0^4, MPI_Finalize".
+func (s Sequence) Format(name func(trace.Symbol) string) string {
+	var b strings.Builder
+	for i, e := range s {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(e.Format(name))
+	}
+	return b.String()
+}
+
+// Define writes the definition of loop id: "L0 = [MPI_Send, MPI_Recv]".
+func (t *Table) Define(id int32, name func(trace.Symbol) string) string {
+	return LoopName(id) + " = [" + t.bodies[id].Format(name) + "]"
+}
+
+// Legend returns the definitions of the loops the sequences mention,
+// directly or inside other loops, in ascending ID order (so each loop is
+// defined before any loop that holds it); with no sequences, of every loop.
+func (t *Table) Legend(name func(trace.Symbol) string, seqs ...Sequence) []string {
+	used := make([]bool, len(t.bodies))
+	if len(seqs) == 0 {
+		for i := range used {
+			used[i] = true
+		}
+	}
+	for _, s := range seqs {
+		t.mark(s, used)
+	}
+	var out []string
+	for id, u := range used {
+		if u {
+			out = append(out, t.Define(int32(id), name))
+		}
+	}
+	return out
+}
+
+// mark sets used for every loop s mentions, and those inside them.
+func (t *Table) mark(s Sequence, used []bool) {
+	for _, e := range s {
+		if e.IsLoop() && !used[e.Loop] {
+			used[e.Loop] = true
+			t.mark(t.bodies[e.Loop], used)
+		}
+	}
+}
