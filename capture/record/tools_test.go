@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,4 +76,36 @@ func replayCalls(t testing.TB, dataDir string, tid int) []string {
 		}
 	}
 	return seq
+}
+
+// childOf returns a child process of pid (the program uftrace forked), or 0.
+func childOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			c, _ := strconv.Atoi(f[0])
+			return c
+		}
+		return 0
+	}
+	// Kernels without the children file: scan for a process whose parent
+	// is pid.
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		c, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(st)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 {
+			if f := strings.Fields(s[i+1:]); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+				return c
+			}
+		}
+	}
+	return 0
 }

@@ -21,8 +21,7 @@ import (
 // the procedure linkage tables, and the recording is converted into ParLOT
 // files when the program has ended.
 type uftraceBackend struct {
-	path     string
-	recorder int // pid of uftrace's recorder process, once known
+	path string
 }
 
 func (u *uftraceBackend) program(name string) (string, error) { return programPath(name) }
@@ -100,39 +99,6 @@ func uftraceArgs(opt Options, dataDir, logFile, prog string) []string {
 	}
 	args = append(args, "--", prog)
 	return append(args, opt.Command[1:]...)
-}
-
-// childOf returns a child process of pid (uftrace's recorder, which is the
-// traced program's only child at first), or 0.
-func childOf(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	if err == nil {
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			c, _ := strconv.Atoi(f[0])
-			return c
-		}
-		return 0
-	}
-	// Kernels without the children file: scan for a process whose parent
-	// is pid.
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		c, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(st)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 {
-			if f := strings.Fields(s[i+1:]); len(f) > 1 && f[1] == strconv.Itoa(pid) {
-				return c
-			}
-		}
-	}
-	return 0
 }
 
 // waitRecorder waits until uftrace's recorder — the program's child, which
