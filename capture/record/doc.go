@@ -14,8 +14,22 @@
 //
 // uftrace writes a call's entry record only once something after it is
 // recorded, so the call a deadlocked thread blocks in — the evidence of a
-// hang — never reaches its data. Before killing a program that is still
-// running, the recorder takes a stack snapshot (eu-stack) and later
-// appends, for every thread that recorded nothing since, the traced call
-// it was blocked in (see Snapshot and InnermostTraced).
+// hang — never reaches its data, even when the program is ended with
+// SIGTERM; no uftrace option writes entries eagerly (its "finish" signal
+// trigger only reaches threads that call a traced function again). Before
+// killing a program that is still running, the recorder takes a stack
+// snapshot (eu-stack) and later appends, for every thread that recorded
+// nothing since, the traced call it was blocked in (see Snapshot and
+// InnermostTraced). The limits of this:
+//
+//   - only the innermost traced call is recovered: traced calls entered
+//     after the thread's last record and before that one (with no return in
+//     between) stay missing;
+//   - a library function that tail-calls another (PMPI_Finalize jumping to
+//     ompi_mpi_finalize) leaves no frame to name the call by: run.json
+//     then says where the thread was instead of adding a call;
+//   - eu-stack needs permission to ptrace the program (root, or
+//     kernel.yama.ptrace_scope = 0);
+//   - a program killed from outside capture (SIGKILL to the program itself)
+//     cannot be snapshotted: its traces end at its last recorded event.
 package record
