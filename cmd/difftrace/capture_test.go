@@ -204,7 +204,7 @@ func TestCaptureOddevenNormal(t *testing.T) {
 func TestCaptureOddevenDeadlock(t *testing.T) {
 	needE2E(t)
 	dir := filepath.Join(t.TempDir(), "dlbug")
-	out, err := captureMPI(t, 16, dir, []string{"--timeout", "8s"}, "oddeven", "--deadlock-bug", "5", "7")
+	out, err := captureMPI(t, 16, dir, []string{"--timeout", "12s"}, "oddeven", "--deadlock-bug", "5", "7")
 	if err == nil {
 		t.Fatalf("a deadlocked run ended successfully:\n%s", out)
 	}
@@ -340,7 +340,7 @@ func TestCaptureLauncherSignal(t *testing.T) {
 			break
 		}
 	}
-	time.Sleep(3 * time.Second)
+	time.Sleep(4 * time.Second) // MPI_Init, then the deadlock
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	m := waitRun(t, dir, 2)
