@@ -17,7 +17,7 @@ import "github.com/difftrace/difftrace/nlr"
 // "… N more changes …" line that counts what it hides; the common runs at
 // its two ends keep Context elements.
 //
-// A zero field takes its default (Context 3, Changed 8, Changes 40); a
+// A zero field takes its default (Context 3, Changed 8, Changes 20); a
 // negative field means no limit.
 type Abridge struct {
 	Context int
@@ -31,7 +31,7 @@ var Full = Abridge{Context: -1, Changed: -1, Changes: -1}
 const (
 	defaultContext = 3
 	defaultChanged = 8
-	defaultChanges = 40
+	defaultChanges = 20
 )
 
 func (a Abridge) withDefaults() Abridge {

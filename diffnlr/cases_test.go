@@ -105,3 +105,8 @@ func mustDiff(t testing.TB, normal, faulty nlr.Sequence) []Block {
 	}
 	return blocks
 }
+
+type (
+	nlrElement = nlr.Element
+	symbol     = trace.Symbol
+)

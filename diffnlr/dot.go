@@ -71,6 +71,7 @@ func groupOf(k Kind) string {
 type dotGraph struct {
 	attrs []string // graph attributes, "name=value"
 	nodes []dotNode
+	order []int // the order nodes are declared in, see graph
 	edges []dotEdge
 	ranks int // rows of the layout, for sizing raster output
 	wide  int // widest node label, in characters
@@ -109,7 +110,13 @@ func (p *Picture) graph() *dotGraph {
 	g := &dotGraph{}
 	normalName, faultyName := p.names()
 
+	// Graphviz keeps a node's out-edges in the order their heads were
+	// declared, and ordering=out lays them out left to right in that order.
+	// So a change's normal-only nodes are declared before the stem node it
+	// rejoins, and its faulty-only nodes (and the end mark) after it: they
+	// wait in pending until the next stem node is declared.
 	counter := map[string]int{}
+	var pending []int
 	addNode := func(prefix string, attrs string, label string) int {
 		id := fmt.Sprintf("%s%d", prefix, counter[prefix])
 		counter[prefix]++
@@ -117,7 +124,13 @@ func (p *Picture) graph() *dotGraph {
 		if n := utf8.RuneCountInString(label); n > g.wide {
 			g.wide = n
 		}
-		return len(g.nodes) - 1
+		i := len(g.nodes) - 1
+		if prefix == "f" || prefix == "end" {
+			pending = append(pending, i)
+		} else {
+			g.order = append(g.order, i)
+		}
+		return i
 	}
 	addEdge := func(tail, head, slot int, attrs string) {
 		g.edges = append(g.edges, dotEdge{tail: tail, head: head, slot: slot, attrs: attrs})
@@ -167,6 +180,8 @@ func (p *Picture) graph() *dotGraph {
 		}
 		open = []end{{node: id, side: Common, rank: rank}}
 		g.ranks = max(g.ranks, rank+1)
+		g.order = append(g.order, pending...)
+		pending = nil
 	}
 	// marker hangs the "trace ends here" note below node id.
 	marker := func(id, rank int) {
@@ -179,7 +194,7 @@ func (p *Picture) graph() *dotGraph {
 	for i := 0; i < len(v.parts); i++ {
 		pt := v.parts[i]
 		if pt.skip != nil {
-			label := skipText(pt.skip)
+			label := skipLines(pt.skip)
 			id := addNode("skip", fmt.Sprintf(`label=%s, group="stem", style="rounded,dashed,filled", fillcolor=%q, color=%q, fontcolor=%q, fontsize="11"`,
 				quote(label), fillSkip, borderSkip, textGap), label)
 			stem(id)
@@ -251,10 +266,12 @@ func (p *Picture) graph() *dotGraph {
 		}
 	}
 
+	g.order = append(g.order, pending...)
+
 	// Title, summary and legend as the graph's label, above the drawing.
 	var lb strings.Builder
 	lb.WriteString(`<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="2">`)
-	fmt.Fprintf(&lb, `<TR><TD COLSPAN="6"><FONT POINT-SIZE="17"><B>%s</B></FONT></TD></TR>`, html(p.title()))
+	fmt.Fprintf(&lb, `<TR><TD><FONT POINT-SIZE="17"><B>%s</B></FONT></TD></TR>`, html(p.title()))
 	summary := fmt.Sprintf("%s: %s %s · %s: %s %s · %s %s",
 		normalName, thousands(v.normalLen), plural(v.normalLen, "element", "elements"),
 		faultyName, thousands(v.faultyLen), plural(v.faultyLen, "element", "elements"),
@@ -262,8 +279,8 @@ func (p *Picture) graph() *dotGraph {
 	if s := p.emptyText(&v); s != "" {
 		summary += " · " + s
 	}
-	fmt.Fprintf(&lb, `<TR><TD COLSPAN="6"><FONT POINT-SIZE="10" COLOR=%q>%s</FONT></TD></TR>`, textNote, html(summary))
-	lb.WriteString(`<TR>`)
+	fmt.Fprintf(&lb, `<TR><TD><FONT POINT-SIZE="10" COLOR=%q>%s</FONT></TD></TR>`, textNote, html(summary))
+	lb.WriteString(`<TR><TD><TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="1"><TR>`)
 	for _, k := range []struct {
 		kind Kind
 		text string
@@ -271,9 +288,9 @@ func (p *Picture) graph() *dotGraph {
 		fmt.Fprintf(&lb, `<TD BGCOLOR=%q COLOR=%q BORDER="1" STYLE="rounded" WIDTH="22" HEIGHT="14" FIXEDSIZE="TRUE"></TD><TD ALIGN="LEFT"><FONT POINT-SIZE="11">%s</FONT></TD>`,
 			fillOf(k.kind), borderOf(k.kind), html(k.text))
 	}
-	lb.WriteString(`</TR>`)
+	lb.WriteString(`</TR></TABLE></TD></TR>`)
 	for _, l := range p.Legend {
-		fmt.Fprintf(&lb, `<TR><TD COLSPAN="6" ALIGN="LEFT"><FONT POINT-SIZE="11">%s</FONT></TD></TR>`, html(l))
+		fmt.Fprintf(&lb, `<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="11">%s</FONT></TD></TR>`, html(l))
 	}
 	lb.WriteString(`</TABLE>>`)
 
@@ -305,8 +322,8 @@ func (g *dotGraph) dot(extra []string) []byte {
 	b.WriteString("];\n")
 	fmt.Fprintf(&b, "\tnode [shape=\"box\", style=\"rounded,filled\", fontname=%q, fontsize=\"12\", height=\"0.32\", margin=\"0.16,0.05\", penwidth=\"1.3\"];\n", fontName)
 	fmt.Fprintf(&b, "\tedge [color=%q, arrowsize=\"0.6\", penwidth=\"1.2\"];\n", edgeStem)
-	for _, n := range g.nodes {
-		fmt.Fprintf(&b, "\t%s [%s];\n", n.id, n.attrs)
+	for _, i := range g.order {
+		fmt.Fprintf(&b, "\t%s [%s];\n", g.nodes[i].id, g.nodes[i].attrs)
 	}
 	edges := append([]dotEdge(nil), g.edges...)
 	sort.SliceStable(edges, func(i, j int) bool {

@@ -72,6 +72,13 @@ func skipText(s *skipped) string {
 		thousands(s.common), thousands(s.normal), thousands(s.faulty))
 }
 
+// skipLines is skipText on two lines, for a box in the picture.
+func skipLines(s *skipped) string {
+	return fmt.Sprintf("… %s more %s …\n%s common, %s normal-only, %s faulty-only elements",
+		thousands(s.changes), plural(s.changes, "change", "changes"),
+		thousands(s.common), thousands(s.normal), thousands(s.faulty))
+}
+
 // endText marks the faulty run's last recorded event.
 func (p *Picture) endText() string {
 	_, faulty := p.names()

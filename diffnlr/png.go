@@ -145,6 +145,11 @@ func (r *rasterizer) BezierCurve(_ context.Context, job *gvc.Job, a []*gvc.Point
 	if len(a) == 0 {
 		return nil
 	}
+	// go-graphviz reports edge splines as filled; filling an open curve
+	// against its chord would thicken the edge where it bends.
+	if job.Object().Type() == gvc.EdgeObjectType {
+		filled = false
+	}
 	r.dc.MoveTo(r.pt(a[0]))
 	for i := 1; i+2 < len(a); i += 3 {
 		x1, y1 := r.pt(a[i])
