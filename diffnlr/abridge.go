@@ -71,12 +71,10 @@ type part struct {
 
 // view is the abridged diff both the picture and the text draw.
 type view struct {
-	parts        []part
-	normalLen    int
-	faultyLen    int
-	changes      int
-	endsDiffer   bool // the last block is not common: the traces end differently
-	faultyMarked bool // some row carries the faulty run's end mark
+	parts     []part
+	normalLen int
+	faultyLen int
+	changes   int
 }
 
 // abridge lays blocks out for display under the limits of a.
@@ -99,7 +97,6 @@ func abridge(blocks []Block, a Abridge) view {
 	// last element of the last block that holds faulty elements.
 	lastBlock := -1
 	if n := len(blocks); n > 0 && blocks[n-1].Kind != Common {
-		v.endsDiffer = true
 		for i := n - 1; i >= 0; i-- {
 			if blocks[i].Kind != NormalOnly {
 				lastBlock = i
@@ -166,11 +163,7 @@ func abridge(blocks []Block, a Abridge) view {
 			p.rows = append(p.rows, row{elem: e})
 		}
 		if mark && n > 0 {
-			last := &p.rows[len(p.rows)-1]
-			if last.hidden == 0 {
-				last.last = true
-				v.faultyMarked = true
-			}
+			p.rows[len(p.rows)-1].last = true // never hidden: runs keep their tails
 		}
 		if len(p.rows) > 0 {
 			v.parts = append(v.parts, p)

@@ -30,7 +30,6 @@ type rasterizer struct {
 	dc     *gg.Context
 	sx, sy float64 // points to pixels
 	tx, ty float64 // translation, in points
-	out    []byte
 	faces  map[faceKey]font.Face
 	fonts  map[string]*opentype.Font
 }
@@ -64,9 +63,8 @@ func (r *rasterizer) EndPage(_ context.Context, job *gvc.Job) error {
 	if err := r.dc.EncodePNG(&buf); err != nil {
 		return err
 	}
-	r.out = buf.Bytes()
-	job.SetOutputData(r.out)
-	job.SetOutputDataPosition(uint(len(r.out)))
+	job.SetOutputData(buf.Bytes())
+	job.SetOutputDataPosition(uint(buf.Len()))
 	r.dc = nil
 	return nil
 }
