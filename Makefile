@@ -22,11 +22,16 @@ test: lint
 	$(GO) test ./...
 	$(MAKE) fuzz
 
+# Every fuzz target (grep -rn 'func Fuzz' --include=*_test.go), each for FUZZTIME.
 fuzz:
 	$(GO) test ./decode -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./decode -run '^$$' -fuzz '^FuzzUftraceTaskLine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./decode -run '^$$' -fuzz '^FuzzUftraceRun$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./capture -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./filters -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./nlr -run '^$$' -fuzz '^FuzzNLR$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./cluster -run '^$$' -fuzz '^FuzzLinkage$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./diffnlr -run '^$$' -fuzz '^FuzzDiff$$' -fuzztime $(FUZZTIME)
 
 # Until the analysis exists, the demo shows the trace reader on the example
 # run in testdata/ (the 4-process MPI odd/even sort).

@@ -353,3 +353,44 @@ func TestOpenUftraceBroken(t *testing.T) {
 		t.Errorf("empty directory: %v", err)
 	}
 }
+
+// FuzzUftraceRun puts arbitrary bytes in a thread's data file of the
+// synthetic recording: opening and reading the run must not panic, every
+// error must be one line naming the file, and a run that opens must read
+// back exactly the events its opening counted.
+func FuzzUftraceRun(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(synRecord(1, UftraceEntry, false, 0, synBase+0x1135))
+	f.Add(append(synRecord(1, UftraceEntry, false, 0, synBase+0x1135), synRecord(2, UftraceExit, false, 0, synBase+0x1135)...))
+	f.Add(append(synRecord(3, UftraceEvent, true, 0, 7), 3, 0, 'a', 'b', 'c', 0, 0, 0))
+	f.Add(synRecord(4, UftraceLost, false, 0, 9))
+	f.Add(make([]byte, 40))
+	dir := f.TempDir()
+	writeSynthetic(f, dir)
+	dat := filepath.Join(dir, fmt.Sprint(synPID)+".dat")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if err := os.WriteFile(dat, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run, err := Open(dir, trace.NewTable(), Options{Workers: 1})
+		if err != nil {
+			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, dir) {
+				t.Fatalf("error %q: want one line naming the recording", msg)
+			}
+			return
+		}
+		id := trace.ID{Proc: 0, Thread: 0}
+		trs, err := run.Load([]trace.ID{id})
+		if err != nil {
+			t.Fatalf("opened, then failed to read: %v", err)
+		}
+		if got, want := uint64(len(trs[0].Events)), run.Procs[0].Rank.Threads[0].Events; got != want {
+			t.Fatalf("read %d events, opening counted %d", got, want)
+		}
+		for _, s := range trs[0].Events {
+			if int(s) >= run.Symbols.Len() {
+				t.Fatalf("symbol %d outside the table", s)
+			}
+		}
+	})
+}
