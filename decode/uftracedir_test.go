@@ -394,3 +394,36 @@ func FuzzUftraceRun(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkUftraceRun measures reading a uftrace recording as a run: Open
+// (the first pass, which names every function) and then streaming every
+// trace as symbols (the second pass).
+func BenchmarkUftraceRun(b *testing.B) {
+	dir := b.TempDir()
+	writeSynthetic(b, dir)
+	var recs []byte
+	const n = 1 << 20
+	offs := []uint64{0x1135, 0x1205, 0x1030}
+	for i := 0; i < n; i++ {
+		recs = append(recs, synRecord(uint64(i), UftraceKind(i%2), false, 1, synBase+offs[(i/2)%3])...)
+	}
+	os.WriteFile(filepath.Join(dir, fmt.Sprint(synPID+7)+".dat"), recs, 0o644)
+	b.SetBytes(int64(len(recs)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run, err := Open(dir, trace.NewTable(), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var events int
+		for _, id := range run.Traces() {
+			if err := run.Stream(id, func(c []trace.Symbol) error { events += len(c); return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if events < n {
+			b.Fatalf("%d events", events)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrecords/s")
+}
