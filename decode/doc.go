@@ -6,8 +6,9 @@
 // listing, per thread, per process and per program.
 //
 // The entry point for later stages is Open, which lists a run directory
-// (this project's run directories and the original ParLOT output) and
-// interns every function name into a shared *trace.Table. Raw per-process
+// (this project's run directories, the original ParLOT output, and uftrace
+// recordings read directly) and interns every function name into a shared
+// *trace.Table. Raw per-process
 // IDs never leave this package: traces come out as trace.Symbol sequences.
 //
 //	symbols := trace.NewTable()

@@ -47,9 +47,11 @@ type Options struct {
 // and the function tables; traces are decoded on demand (Stream, ForEach,
 // Load, Summarize), so a run larger than memory can still be read.
 type Run struct {
-	Dir      string
-	Format   Format
-	Manifest *Manifest // nil when the directory has no run.json
+	Dir    string
+	Format Format
+	// Manifest is the directory's run.json, nil if it has none; for a
+	// uftrace recording, what uftrace's info files say in the same form.
+	Manifest *Manifest
 	Procs    []*Process
 	// Symbols is the table every name of the run was interned into; it is
 	// the table given to Open and may be shared with other runs.
@@ -69,7 +71,7 @@ type Process struct {
 	PID   int    // operating-system process id, 0 if unknown
 	Host  string // "" if unknown
 	Info  string // path of the function table (.info), "" if the format has none
-	Funcs int    // functions the table defines
+	Funcs int    // functions the table defines (uftrace: functions the process called)
 	Rank  *Rank  // the manifest's record of this process, nil if none
 	// Threads are the traces of the process, by thread index.
 	Threads []*TraceFile
@@ -105,8 +107,9 @@ const ChunkSize = 64 << 10
 
 // dirFormat is one run-directory layout Open understands. To add a layout,
 // write its detect and open functions and its source in a file of its own
-// (as parlotdir.go does for ParLOT files) and list it in formats; everything else (Stream, ForEach, statistics, the commands)
-// works through TraceFile sources unchanged.
+// (as parlotdir.go does for ParLOT files and uftracedir.go for uftrace
+// recordings) and list it in formats; everything else (Stream, ForEach,
+// statistics, the commands) works through TraceFile sources unchanged.
 type dirFormat struct {
 	kind Format
 	// detect reports whether the directory listing looks like this layout.
@@ -119,6 +122,7 @@ type dirFormat struct {
 var formats = []dirFormat{
 	{FormatRun, detectRunDir, openRunDir},
 	{FormatParLOT, detectParLOT, openParLOT},
+	{FormatUftrace, detectUftrace, openUftraceRun},
 }
 
 // dirListing is a run directory's file names, read once.
@@ -134,7 +138,9 @@ func (d *dirListing) path(name string) string { return filepath.Join(d.dir, name
 
 // Open opens the run in dir and interns every function name of its tables
 // into symbols (in process order, so the symbols do not depend on timing).
-// It reads no trace: it lists the processes, threads and files. Open two
+// It reads no ParLOT trace: it lists the processes, threads and files (a
+// uftrace recording is read once, in parallel, to learn which functions
+// it calls: uftrace keeps no table of them). Open two
 // runs of a comparison one after the other with the same table (normal run
 // first): equal names then get equal symbols, and nothing else may use the
 // table while Open runs.
@@ -206,7 +212,7 @@ func noTraces(d *dirListing) error {
 	if loose > 0 {
 		return fmt.Errorf("%s: %d trace files but no .info function table for them; copy the .info files of the same run into the directory", d.dir, loose)
 	}
-	return fmt.Errorf("%s: no traces found: expected a difftrace run (run.json, trace.<rank>.info, trace.<rank>.<thread>) or ParLOT output (Hdbg.<version>.<host>.<pid>.info with Hdbg.….<pid>.<thread>); give the directory a capture wrote", d.dir)
+	return fmt.Errorf("%s: no traces found: expected a difftrace run (run.json, trace.<rank>.info, trace.<rank>.<thread>), ParLOT output (Hdbg.<version>.<host>.<pid>.info with Hdbg.….<pid>.<thread>) or a uftrace recording (uftrace record's data directory, or one such directory per rank); give the directory a capture or uftrace record wrote", d.dir)
 }
 
 // addNotes records processes without trace files and manifest ranks that

@@ -386,7 +386,7 @@ func TestOpenErrors(t *testing.T) {
 		want   []string // substrings; {dir} is replaced
 		atOpen bool
 	}{
-		{"empty directory", func(*testing.T, string) {}, []string{"{dir}: no traces found: expected a difftrace run", "give the directory a capture wrote"}, true},
+		{"empty directory", func(*testing.T, string) {}, []string{"{dir}: no traces found: expected a difftrace run", "give the directory a capture or uftrace record wrote"}, true},
 		{"traces without tables", func(t *testing.T, dir string) {
 			writeTrace(t, filepath.Join(dir, "trace.0.0"), okTrace)
 		}, []string{"{dir}: 1 trace files but no .info function table", "copy the .info files"}, true},

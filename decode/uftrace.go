@@ -159,7 +159,7 @@ func OpenUftrace(dir string) (*UftraceData, error) {
 		cache:  map[uftraceAddrKey]trace.Name{},
 	}
 	if st, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("uftrace data directory: %w", err)
+		return nil, readError(dir, err)
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory (give the directory uftrace record wrote, uftrace.data by default)", dir)
 	}
@@ -185,17 +185,17 @@ func (d *UftraceData) readInfo() error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%s: no info file: not a uftrace data directory, or uftrace was killed before it started writing", d.Dir)
+			return fmt.Errorf("%s: no info file: not a uftrace data directory, or uftrace was killed before it started writing; record the run again", d.Dir)
 		}
-		return err
+		return readError(path, err)
 	}
 	if len(b) < uftraceHeaderSize || string(b[:8]) != uftraceMagic {
-		return &UftraceError{path, 0, 0, "not a uftrace info file (bad magic)"}
+		return &UftraceError{path, 0, 0, "not a uftrace info file (bad magic): the recording is damaged; record the run again"}
 	}
 	d.Version = binary.LittleEndian.Uint32(b[8:])
 	hsize := int(binary.LittleEndian.Uint16(b[12:]))
 	if b[14] != 1 || b[15] != 2 {
-		return &UftraceError{path, 14, 0, "only little-endian 64-bit recordings are supported"}
+		return &UftraceError{path, 14, 0, "only little-endian 64-bit recordings are supported (record on x86-64 or arm64)"}
 	}
 	if d.Version < 4 {
 		return &UftraceError{path, 8, 0, fmt.Sprintf("uftrace data format version %d is too old (need 4, uftrace 0.9 or newer)", d.Version)}
@@ -266,7 +266,7 @@ func (d *UftraceData) readTasks() error {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s: no task.txt: the recording is incomplete or was made by a uftrace older than 0.9", d.Dir)
 		}
-		return err
+		return readError(path, err)
 	}
 	defer f.Close()
 	type key struct{ pid, tid int }
@@ -288,7 +288,7 @@ func (d *UftraceData) readTasks() error {
 		}
 		kw, fs, ok := taskFields(line)
 		bad := func(what string) error {
-			return &UftraceError{path, -1, n, fmt.Sprintf("malformed %s line: %s", kw, what)}
+			return &UftraceError{path, -1, n, fmt.Sprintf("malformed %s line: %s (the recording is damaged; record the run again)", kw, what)}
 		}
 		if !ok {
 			return bad("unbalanced field")
@@ -342,10 +342,10 @@ func (d *UftraceData) readTasks() error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return readError(path, err)
 	}
 	if len(d.Sessions) == 0 {
-		return &UftraceError{path, -1, 0, "no session (SESS line): the recording is empty or incomplete"}
+		return &UftraceError{path, -1, 0, "no session (SESS line): the recording is empty or incomplete; record the run again"}
 	}
 	// Threads that wrote data but have no TASK line (uftrace killed early).
 	dats, _ := filepath.Glob(filepath.Join(d.Dir, "*.dat"))
@@ -399,7 +399,7 @@ func (d *UftraceData) readMap(sid string) error {
 			d.maps[sid] = nil // symbols of this session cannot be resolved
 			return nil
 		}
-		return err
+		return readError(path, err)
 	}
 	defer f.Close()
 	var ms []uftraceMap
@@ -414,7 +414,7 @@ func (d *UftraceData) readMap(sid string) error {
 		start, err1 := strconv.ParseUint(lo, 16, 64)
 		end, err2 := strconv.ParseUint(hi, 16, 64)
 		if !ok || err1 != nil || err2 != nil {
-			return &UftraceError{path, -1, n, "malformed address range " + fs[0]}
+			return &UftraceError{path, -1, n, "malformed address range " + fs[0] + " (the recording is damaged; record the run again)"}
 		}
 		if len(fs[1]) < 3 || fs[1][2] != 'x' || !strings.HasPrefix(fs[5], "/") {
 			continue
@@ -439,7 +439,7 @@ func (d *UftraceData) readMap(sid string) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return readError(path, err)
 	}
 	d.maps[sid] = ms
 	return nil
@@ -520,7 +520,7 @@ func (d *UftraceData) OpenRecords(tid int) (*UftraceRecords, error) {
 		return &UftraceRecords{name: name}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, readError(name, err)
 	}
 	return &UftraceRecords{f: f, br: bufio.NewReaderSize(f, 256<<10), name: name}, nil
 }
@@ -541,7 +541,7 @@ func (r *UftraceRecords) Next() (UftraceRecord, error) {
 		return UftraceRecord{}, io.EOF
 	}
 	if err != nil {
-		return UftraceRecord{}, fmt.Errorf("%s: %w", r.name, err)
+		return UftraceRecord{}, readError(r.name, err)
 	}
 	at := r.off
 	r.off += 16
@@ -555,7 +555,7 @@ func (r *UftraceRecords) Next() (UftraceRecord, error) {
 	}
 	more := w>>2&1 == 1
 	if w>>3&7 != uftraceRecordMagic {
-		return rec, &UftraceError{r.name, at, 0, "bad record magic: the data file is damaged or not a uftrace v4 record"}
+		return rec, &UftraceError{r.name, at, 0, "bad record magic: the data file is damaged or not a uftrace v4 record; record the run again, or move this file out of the directory to read the other threads"}
 	}
 	if more {
 		if rec.Kind != UftraceEvent {

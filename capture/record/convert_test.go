@@ -96,6 +96,41 @@ func TestConvertMatchesReplay(t *testing.T) {
 			t.Errorf(".info lacks %s: %v", want, names)
 		}
 	}
+	// Reading the recording directly gives the converted run: the same
+	// symbols in the same order, the same traces.
+	direct, converted := trace.NewTable(), trace.NewTable()
+	a, err := decode.Open(dataDir, direct, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := decode.Open(out, converted, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if direct.Len() != converted.Len() {
+		t.Fatalf("%d symbols read directly, %d from the conversion", direct.Len(), converted.Len())
+	}
+	for s := 1; s < direct.Len(); s++ {
+		if x, y := direct.Name(trace.Symbol(s)), converted.Name(trace.Symbol(s)); x != y {
+			t.Errorf("symbol %d: %v read directly, %v from the conversion", s, x, y)
+		}
+	}
+	ta, err := a.Load(a.Traces())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := b.Load(b.Traces())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ta) != len(tb) {
+		t.Fatalf("%d traces read directly, %d converted", len(ta), len(tb))
+	}
+	for i := range ta {
+		if ta[i].ID != tb[i].ID || !slices.Equal(ta[i].Events, tb[i].Events) {
+			t.Errorf("trace %s read directly differs from its conversion %s", ta[i].ID, tb[i].ID)
+		}
+	}
 }
 
 // TestConvertWithoutSymFiles checks the fallback for a recording whose

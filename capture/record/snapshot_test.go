@@ -89,9 +89,14 @@ int main(void) { wait_forever(); return 0; }
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	// uftrace forks the program: find it, and wait until it blocks.
+	// uftrace forks the program: find it, and wait until it blocks. A
+	// snapshot's time is read before eu-stack attaches, which can take long
+	// on a loaded machine; conversion rightly ignores a snapshot of a thread
+	// that recorded anything after that time. So keep the second snapshot
+	// that finds the program in pause: it was blocked before that one began.
 	var pid int
 	var snap *Snapshot
+	blocked := false
 	for i := 0; i < 100 && snap == nil; i++ {
 		time.Sleep(50 * time.Millisecond)
 		if pid = childOf(cmd.Process.Pid); pid == 0 {
@@ -102,7 +107,10 @@ int main(void) { wait_forever(); return 0; }
 			continue
 		}
 		if f, ok := InnermostTraced(s.Threads[pid]); ok && strings.Contains(f.Module, "libc") {
-			snap = s
+			if blocked {
+				snap = s
+			}
+			blocked = true
 		}
 	}
 	if snap == nil {
@@ -122,7 +130,7 @@ int main(void) { wait_forever(); return 0; }
 	seq := readRank(t, out, 0)[0]
 	want := []string{"main", "wait_forever", "step", "}", "pause"}
 	if !slices.Equal(seq, want) {
-		t.Fatalf("trace %v, want %v (ending inside the call it hung in)", seq, want)
+		t.Fatalf("trace %v, want %v (ending inside the call it hung in); notes %q", seq, want, res.Notes)
 	}
 	if !strings.Contains(strings.Join(res.Notes, ";"), "pause, the call it was blocked in, added from a stack snapshot") {
 		t.Errorf("notes %q do not say the call was added", res.Notes)

@@ -512,4 +512,19 @@ func TestConvertCommand(t *testing.T) {
 			}
 		}
 	}
+	// The recordings read directly, one directory per rank, give the same
+	// listing as their conversion.
+	ranks := t.TempDir()
+	for r := 0; r < 2; r++ {
+		n := fmt.Sprintf("uftrace.%d", r)
+		if err := os.Rename(filepath.Join(dir, n), filepath.Join(ranks, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, b := ok(t, "decode", ranks, "--format", "flat"), ok(t, "decode", conv, "--format", "flat"); a != b || len(a) == 0 {
+		t.Errorf("decode of the uftrace directories differs from decode of their conversion:\n%s\n---\n%s", a, b)
+	}
+	if out := ok(t, "info", ranks); !strings.Contains(out, "format      uftrace recording") || !strings.Contains(out, "processes   2\n") {
+		t.Errorf("info on the uftrace directories:\n%s", out)
+	}
 }

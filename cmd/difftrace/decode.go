@@ -165,6 +165,9 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 		if err != nil {
 			return err
 		}
+		if run.Format == decode.FormatUftrace {
+			return fmt.Errorf("--format u16 writes a ParLOT trace's raw values, and %s is a uftrace recording; convert it first (difftrace convert %s -o RUN) or choose --format flat", dir, dir)
+		}
 		t, _ := run.Trace(id)
 		in, _, err := decode.OpenInput(t.Path)
 		if err != nil {

@@ -89,7 +89,7 @@ func TestBadInput(t *testing.T) {
 
 	t.Run("no traces", func(t *testing.T) {
 		dir := t.TempDir()
-		fails(t, []string{dir + ": no traces found", "give the directory a capture wrote"}, "info", dir)
+		fails(t, []string{dir + ": no traces found", "give the directory a capture or uftrace record wrote"}, "info", dir)
 		writeFile(t, filepath.Join(dir, "README"), []byte("not a trace"))
 		fails(t, []string{dir + ": no traces found"}, "stats", dir)
 		fails(t, []string{"nonexistent: no such run directory"}, "decode", filepath.Join(dir, "nonexistent"))

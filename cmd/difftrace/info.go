@@ -24,9 +24,11 @@ and what the run's manifest (run.json) says about how each rank ended: exited
 with a status, killed by a signal, killed by a timeout, or no record.
 
 RUN is a difftrace run directory (run.json, trace.<rank>.info,
-trace.<rank>.<thread>) or the original ParLOT output
+trace.<rank>.<thread>), the original ParLOT output
 (Hdbg.<version>.<host>.<pid>.info and ….<pid>.<thread>; processes are then
-numbered by ascending pid). Traces are streamed, so runs larger than memory
+numbered by ascending pid), or a uftrace recording: the directory uftrace
+record wrote (processes in order of appearance), or a directory holding one
+such directory per rank (uftrace.<rank>). Traces are streamed, so runs larger than memory
 can be summarised.`,
 		Example: `  difftrace info testdata/parlot/oddeven4
   difftrace info faulty/ --max-events 1e10`,
@@ -87,6 +89,8 @@ func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
 		fmt.Fprintf(w, "format      ParLOT (original tool output; %s)\n", how)
 	case decode.FormatRun:
 		fmt.Fprintf(w, "format      difftrace run directory (process = rank)\n")
+	case decode.FormatUftrace:
+		fmt.Fprintf(w, "format      uftrace recording (16-byte records, uncompressed; ratio is against 2 bytes per event)\n")
 	default:
 		fmt.Fprintf(w, "format      %s\n", run.Format)
 	}
