@@ -1,0 +1,29 @@
+// Package rank is difftrace's analysis pipeline (seeds/002 §3.2.6–3.2.7 and
+// §3.3.3, Tables 3.6–3.9): it takes one or two recorded runs and a grid of
+// parameters and returns everything the commands show — filtered calls,
+// NLRs with one loop table, formal contexts and lattices, Jaccard similarity
+// matrices, dendrograms, B-scores, the traces a bug changed most and a
+// consensus over the whole sweep.
+//
+// The stages, each reused by every command so nothing is computed twice:
+//
+//   - Open opens the runs (normal first) with one shared symbol table and
+//     lists the union of their trace IDs, saying which exist in one run only.
+//   - Comparison.Recognize decodes every trace once, applies every filter to
+//     each decoded chunk in that single pass and feeds the kept calls to one
+//     NLR discoverer per (filter, K); then it folds each (filter, K) over both
+//     runs with one loop table (nlr.Fold, normal run first). Memory is the
+//     NLRs of the filtered traces, never the raw events.
+//   - NLR.Contexts builds the formal contexts of both runs over the union of
+//     trace IDs, at thread or process level (see Level).
+//   - Analyze computes, per (filter, K, attribute mode), JSM_normal,
+//     JSM_faulty and JSM_D = |JSM_faulty − JSM_normal|, the suspicious traces
+//     (see Scores), and per linkage both dendrograms of the distance
+//     1 − JSM and their B-score.
+//   - Sweep runs Analyze over a whole grid in parallel and sorts the rows
+//     into the ranking table, ending with a Consensus.
+//
+// Results are deterministic: every parallel step writes to its own slot and
+// nothing depends on the order goroutines finish, so the output is the same
+// byte for byte whatever the number of cores.
+package rank
