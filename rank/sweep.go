@@ -34,16 +34,21 @@ var (
 	DefaultLinkages = []cluster.Method{cluster.Ward, cluster.Average, cluster.Complete, cluster.Single}
 )
 
-// DefaultFilters returns one filter per preset of seeds/002 Table 3.1 (all,
-// mpi, mpi.col, …, str), each with "+cust=custom" added when custom is not
-// empty. Run with Grid.Prune, only those that keep calls in the runs remain.
+// DefaultFilters returns one filter per preset of seeds/002 Table 3.1 (mpi,
+// mpi.col, …, str, and all last, the broadest), each with "+cust=custom"
+// added when custom is not empty. Run with Grid.Prune, only those that keep
+// calls in the runs remain.
 func DefaultFilters(custom string) ([]*filters.Filter, error) {
-	var out []*filters.Filter
+	var names []string
 	for _, p := range filters.Presets() {
-		name := p[0]
-		if name == "plt" || name == "ret" || name == "cust=REGEXP" {
-			continue
+		switch p[0] {
+		case "plt", "ret", "cust=REGEXP", "all":
+		default:
+			names = append(names, p[0])
 		}
+	}
+	var out []*filters.Filter
+	for _, name := range append(names, "all") {
 		f, err := filters.Parse(WithCustom(name, custom))
 		if err != nil {
 			return nil, err
@@ -96,9 +101,9 @@ type Ranking struct {
 	Ks      []int    `json:"k"`
 	Attrs   []string `json:"attrs"`
 	Links   []string `json:"linkages"`
-	// Dropped says which filters of the grid were pruned, and why.
-	Dropped []string `json:"dropped,omitempty"`
-	Rows    []Row    `json:"rows"`
+	// Dropped lists the filters of the grid that were pruned.
+	Dropped []Dropped `json:"dropped,omitempty"`
+	Rows    []Row     `json:"rows"`
 	// Consensus at thread and at process level.
 	ThreadVotes  []Vote `json:"consensus_threads"`
 	ProcessVotes []Vote `json:"consensus_processes"`
@@ -106,6 +111,13 @@ type Ranking struct {
 	OnlyNormal []string `json:"only_normal,omitempty"`
 	OnlyFaulty []string `json:"only_faulty,omitempty"`
 	Notes      []string `json:"notes,omitempty"`
+}
+
+// Dropped is a filter left out of a pruned grid: it keeps no call in the
+// runs (SameAs is empty), or exactly the calls of the filter SameAs.
+type Dropped struct {
+	Filter string `json:"filter"`
+	SameAs string `json:"same_as,omitempty"`
 }
 
 // Best returns the best-ranked row (the lowest B-score), if any.
@@ -147,7 +159,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		return nil, err
 	}
 	if g.Prune {
-		var dropped []string
+		var dropped []Dropped
 		nlrs, dropped = pruneNLRs(nlrs, len(g.Ks))
 		rk.Dropped = append(rk.Dropped, dropped...)
 		if len(nlrs) == 0 {
@@ -191,18 +203,34 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 			})
 		}
 	}
-	slices.SortStableFunc(rk.Rows, func(a, b Row) int {
-		switch {
-		case a.BScore < b.BScore:
-			return -1
-		case a.BScore > b.BScore:
-			return 1
-		}
-		return a.order - b.order
-	})
+	slices.SortStableFunc(rk.Rows, compareRows)
 	rk.ThreadVotes = Consensus(rk.Rows, Threads)
 	rk.ProcessVotes = Consensus(rk.Rows, Processes)
 	return rk, nil
+}
+
+// compareRows orders the ranking table: by ascending B-score; among equal
+// B-scores, the row whose top thread changed most first (its suspect stands
+// out most clearly, and its filter and K make the clearest diffNLR); then
+// in grid order.
+func compareRows(a, b Row) int {
+	switch {
+	case a.BScore != b.BScore:
+		if a.BScore < b.BScore {
+			return -1
+		}
+		return 1
+	case topScore(a) != topScore(b):
+		return cmpDesc(topScore(a), topScore(b))
+	}
+	return a.order - b.order
+}
+
+func topScore(r Row) float64 {
+	if len(r.Threads) == 0 {
+		return 0
+	}
+	return r.Threads[0].Score
 }
 
 // analysis is what one (filter, K, mode) gives at each level.
@@ -285,17 +313,21 @@ func (c *Comparison) singleThreaded() bool {
 	return true
 }
 
-// sameMasks drops the filters whose masks keep exactly the functions of an
-// earlier filter's mask, over every name of both runs: they would give the
-// same rows.
-func (c *Comparison) sameMasks(fs []*filters.Filter) ([]*filters.Filter, []string) {
+// sameMasks drops the filters whose masks keep no function named in the
+// runs, and those that keep exactly the functions of an earlier filter's
+// mask, over every name of both runs: they would give the same rows.
+func (c *Comparison) sameMasks(fs []*filters.Filter) ([]*filters.Filter, []Dropped) {
 	masks := c.compile(fs)
 	var out []*filters.Filter
 	var kept []*filters.Mask
-	var dropped []string
+	var dropped []Dropped
 	for i, m := range masks {
+		if m.Kept() == 0 {
+			dropped = append(dropped, Dropped{Filter: fs[i].Name()})
+			continue
+		}
 		if j := slices.IndexFunc(kept, func(o *filters.Mask) bool { return sameMask(o, m) }); j >= 0 {
-			dropped = append(dropped, fmt.Sprintf("%s keeps the same functions as %s", fs[i].Name(), out[j].Name()))
+			dropped = append(dropped, Dropped{Filter: fs[i].Name(), SameAs: out[j].Name()})
 			continue
 		}
 		out = append(out, fs[i])
@@ -319,14 +351,14 @@ func sameMask(a, b *filters.Mask) bool {
 // pruneNLRs drops the filters (groups of nk results) that kept no call in
 // either run, and those whose NLRs equal an earlier filter's in every trace
 // of both runs.
-func pruneNLRs(nlrs []*NLR, nk int) ([]*NLR, []string) {
+func pruneNLRs(nlrs []*NLR, nk int) ([]*NLR, []Dropped) {
 	var out []*NLR
-	var dropped []string
+	var dropped []Dropped
 	for i := 0; i < len(nlrs); i += nk {
 		group := nlrs[i : i+nk]
 		f := group[0].Filter.Name()
 		if group[0].Total() == 0 {
-			dropped = append(dropped, f+" keeps no call in these runs")
+			dropped = append(dropped, Dropped{Filter: f})
 			continue
 		}
 		same := ""
@@ -336,7 +368,7 @@ func pruneNLRs(nlrs []*NLR, nk int) ([]*NLR, []string) {
 			}
 		}
 		if same != "" {
-			dropped = append(dropped, fmt.Sprintf("%s keeps the same calls as %s in these runs", f, same))
+			dropped = append(dropped, Dropped{Filter: f, SameAs: same})
 			continue
 		}
 		out = append(out, group...)
