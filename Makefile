@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 
-.PHONY: all build test lint fuzz demo bench clean
+.PHONY: all build test lint fuzz demo bench examples clean
 
 all: build
 
@@ -39,6 +39,12 @@ demo: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Rebuild the example programs and recapture every run under testdata/runs
+# (needs Open MPI, uftrace and elfutils).
+examples: build
+	$(MAKE) -C examples
+	examples/record-runs.sh $(BIN) examples testdata/runs
 
 clean:
 	rm -rf bin

@@ -30,6 +30,11 @@ type Manifest struct {
 	Start       time.Time `json:"start"`        // first rank's start
 	End         time.Time `json:"end"`          // last rank's end (zero while running)
 	Ranks       []Rank    `json:"ranks"`        // sorted by rank
+
+	// Launch identifies one launch of the program (e.g. the MPI job id):
+	// every recorder of that launch shares it, so a recorder can tell its
+	// own run from an older one in the same directory.
+	Launch string `json:"launch,omitempty"`
 }
 
 // Rank is one process of a run as its recorder saw it.

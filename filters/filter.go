@@ -3,6 +3,7 @@ package filters
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/difftrace/difftrace/trace"
@@ -45,8 +46,8 @@ func Parse(spec string) (*Filter, error) {
 			}
 			re, err := regexp.Compile(expr)
 			if err != nil {
-				return nil, fmt.Errorf("filter %q: bad regular expression %q in %s: %v; write a Go (RE2) expression, e.g. cust=^CPU_Exec$",
-					spec, expr, term, unwrapSyntax(err))
+				return nil, fmt.Errorf("filter %q: bad regular expression %q: %s; write a Go (RE2) expression, e.g. cust=^CPU_Exec$",
+					spec, expr, unwrapSyntax(err))
 			}
 			f.custom = append(f.custom, re)
 		default:
@@ -93,8 +94,14 @@ func isTerm(s string) bool {
 }
 
 // unwrapSyntax shortens regexp's "error parsing regexp: …" to its reason.
+// unwrapSyntax shortens a regexp error to its reason, on one line: the
+// offending text it quotes may hold control characters.
 func unwrapSyntax(err error) string {
-	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+	msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+	if q := strconv.Quote(msg); q[1:len(q)-1] != msg {
+		return q
+	}
+	return msg
 }
 
 func validHint() string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -13,42 +14,62 @@ import (
 )
 
 type convertFlags struct {
-	from string
-	out  string
+	from    string
+	out     string
+	uftrace convertUftraceOptions
 }
 
 func newConvertCmd() *cobra.Command {
 	var f convertFlags
 	cmd := &cobra.Command{
-		Use:   "convert --from u16 IN -o OUT",
-		Short: "Write a ParLOT trace file from another form of a trace",
-		Long: `convert writes one ParLOT trace file (LZa3|ZE, byte for byte as the original
-tool writes it) from a trace in another form:
+		Use:   "convert [--from u16|uftrace] IN... -o OUT",
+		Short: "Write ParLOT traces from other forms of a trace",
+		Long: `convert writes ParLOT traces (LZa3|ZE, byte for byte as the original tool
+writes them) from traces in another form:
 
-  u16   a raw sequence of little-endian uint16 values: a function ID at every
-        entry, 0 at every exit (what "decode --format u16" prints)
+  u16      a raw sequence of little-endian uint16 values: a function ID at
+           every entry, 0 at every exit (what "decode --format u16" prints);
+           IN is one file, OUT one ParLOT trace file
+  uftrace  uftrace data directories (uftrace record -d DIR); OUT is a run
+           directory: every traced process becomes a rank, in the order the
+           directories are given, every thread a trace (0 the main thread,
+           then creation order), with run.json
 
-OUT is written under a temporary name and renamed into place when complete,
-so a failure leaves no partial file and never replaces an existing one.`,
+A directory IN is taken as a uftrace recording unless --from says otherwise.
+Outputs are written under temporary names and renamed into place when
+complete, so a failure leaves no partial file.`,
 		Example: `  difftrace convert --from u16 loops.u16 -o trace.0.0
-  difftrace decode --raw trace.0.0 --format u16 | cmp - loops.u16`,
-		Args: cobra.ExactArgs(1),
+  difftrace decode --raw trace.0.0 --format u16 | cmp - loops.u16
+  uftrace record -P . ./app && difftrace convert uftrace.data -o run`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.out == "" {
-				return fmt.Errorf("convert needs an output file: -o OUT")
+				return fmt.Errorf("convert needs an output file: -o OUT (a run directory for uftrace recordings)")
 			}
-			switch f.from {
+			from := f.from
+			if st, err := os.Stat(args[0]); from == "" && err == nil && st.IsDir() {
+				from = "uftrace"
+			}
+			switch from {
 			case "u16":
+				if len(args) != 1 {
+					return fmt.Errorf("--from u16 converts one file at a time; got %d", len(args))
+				}
 				return convertU16(args[0], f.out)
+			case "uftrace":
+				f.uftrace.out = f.out
+				return convertUftrace(args, f.uftrace, cmd.OutOrStdout())
 			case "":
-				return fmt.Errorf("convert needs the input's form: --from u16")
+				return fmt.Errorf("convert needs the input's form: --from u16 or --from uftrace")
 			}
-			return fmt.Errorf("--from %q: this difftrace converts from u16 (raw little-endian uint16 values)", f.from)
+			return fmt.Errorf("--from %q: this difftrace converts from u16 (raw little-endian uint16 values) or uftrace (uftrace data directories)", f.from)
 		},
 	}
-	cmd.Flags().StringVar(&f.from, "from", "", "the input's form: u16 (raw little-endian uint16 values)")
-	cmd.Flags().StringVarP(&f.out, "output", "o", "", "the ParLOT trace `FILE` to write")
-	cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"u16"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().StringVar(&f.from, "from", "", "the input's form: u16 (raw little-endian uint16 values) or uftrace (data directories)")
+	cmd.Flags().StringVarP(&f.out, "output", "o", "", "the ParLOT trace `FILE` (u16) or run directory (uftrace) to write")
+	cmd.Flags().IntVar(&f.uftrace.firstRank, "rank", 0, "uftrace: rank of the first converted process")
+	cmd.Flags().BoolVar(&f.uftrace.force, "force", false, "uftrace: replace another run already in the output directory")
+	cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"u16", "uftrace"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

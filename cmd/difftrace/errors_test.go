@@ -179,7 +179,7 @@ func TestBadInput(t *testing.T) {
 		if !bytes.Equal(mustRead(t, even), []byte{1, 0, 0, 0}) {
 			t.Error("the input was modified")
 		}
-		fails(t, []string{`--from "uftrace": this difftrace converts from u16`}, "convert", "--from", "uftrace", in, "-o", out)
+		fails(t, []string{`--from "otf2": this difftrace converts from u16`}, "convert", "--from", "otf2", in, "-o", out)
 		fails(t, []string{"convert needs an output file: -o OUT"}, "convert", "--from", "u16", in)
 		assertNoTemps(t, dir)
 	})

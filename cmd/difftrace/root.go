@@ -26,7 +26,7 @@ one of them changed (diffNLR).`,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
-	root.AddCommand(newInfoCmd(), newDecodeCmd(), newStatsCmd(), newConvertCmd(),
+	root.AddCommand(newInfoCmd(), newDecodeCmd(), newStatsCmd(), newConvertCmd(), newCaptureCmd(),
 		newFilterCmd(), newNLRCmd(), newLatticeCmd(), newJSMCmd(), newRankCmd())
 	return root
 }

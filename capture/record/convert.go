@@ -1,0 +1,361 @@
+package record
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// maxFunctions is the largest function ID a ParLOT trace can hold.
+const maxFunctions = 65534
+
+// ConvertOptions says where the ParLOT files of one process go.
+type ConvertOptions struct {
+	Dir    string // the run directory
+	Prefix string // file prefix: <Prefix>.<Rank>.info and <Prefix>.<Rank>.<thread>
+	Rank   int
+	PID    int // the process of the recording to convert; 0 means the first
+	// Snapshot, if the process was killed, holds its stacks just before:
+	// calls a thread was still blocked in are appended to its trace.
+	Snapshot *Snapshot
+	// MainImage is the program's path; a frame of it in a snapshot is a
+	// patched function, any other frame a library function reached through
+	// a procedure linkage table.
+	MainImage string
+	// AllImages says the recording also caught calls between libraries,
+	// so a snapshot frame may have been called from any image.
+	AllImages bool
+}
+
+// ConvertResult describes the files written for one process.
+type ConvertResult struct {
+	PID     int
+	Threads []decode.Thread
+	Notes   []string // what a reader of the manifest should know
+	Bytes   int64    // total size of the trace files and the .info
+	Values  uint64   // total values (entries + exits) written
+}
+
+// threadPlan is what pass 1 learns about a thread.
+type threadPlan struct {
+	task  decode.UftraceTask
+	stats decode.UftraceThreadStats
+	extra []trace.Name // calls appended from the stack snapshot
+}
+
+// ConvertUftrace writes the ParLOT files of one process of a uftrace
+// recording: a trace per thread (thread 0 the main thread, then creation
+// order) with an entry's function ID at each entry and 0 at each exit, and
+// the .info table naming the IDs, one section per image. Function IDs are
+// given per process in order of first appearance, grouped by image. Files
+// are written under temporary names and renamed into place.
+func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResult, error) {
+	pid := opt.PID
+	if pid == 0 {
+		pid = data.Processes()[0]
+	}
+	res := &ConvertResult{PID: pid}
+	var plans []*threadPlan
+	for _, t := range data.Threads(pid) {
+		plans = append(plans, &threadPlan{task: t})
+	}
+
+	// Pass 1: every name, in order of first appearance.
+	var order []trace.Name
+	seen := map[trace.Name]bool{}
+	note := func(n trace.Name) {
+		if !seen[n] {
+			seen[n] = true
+			order = append(order, n)
+		}
+	}
+	for _, p := range plans {
+		st, err := data.ReadCalls(p.task, func(c decode.UftraceCall) error {
+			if !c.Exit {
+				note(c.Name)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		p.stats = st
+	}
+	if opt.Snapshot != nil {
+		addSnapshotFrames(data, pid, opt, plans, res)
+		for _, p := range plans {
+			for _, n := range p.extra {
+				note(n)
+			}
+		}
+	}
+	for _, p := range plans {
+		if p.stats.Lost > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: uftrace lost %d records (its buffers were full; record with a larger buffer)", p.task.Thread, p.stats.Lost))
+		}
+		if p.stats.Truncated {
+			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: uftrace's data file ends inside a record (the recorder was cut short)", p.task.Thread))
+		}
+	}
+
+	// Function IDs: images in order of first appearance, functions likewise.
+	var images []string
+	byImage := map[string][]string{}
+	for _, n := range order {
+		if _, ok := byImage[n.Image]; !ok {
+			images = append(images, n.Image)
+		}
+		byImage[n.Image] = append(byImage[n.Image], n.Func)
+	}
+	if len(order) > maxFunctions {
+		return nil, fmt.Errorf("process %d calls %d distinct functions; a ParLOT trace holds at most %d (record the main image only)", pid, len(order), maxFunctions)
+	}
+	ids := map[trace.Name]uint16{}
+	var info strings.Builder
+	next := uint16(1)
+	for _, img := range images {
+		info.WriteString("+\n" + img + "\n")
+		for _, f := range byImage[img] {
+			ids[trace.Name{Image: img, Func: f}] = next
+			next++
+			info.WriteString(f + "\n")
+		}
+	}
+
+	// Pass 2: the traces, then the table. Addresses stand for the same
+	// function throughout, unless the process called exec.
+	execs := 0
+	for _, s := range data.Sessions {
+		if s.PID == pid {
+			execs++
+		}
+	}
+	base := filepath.Join(opt.Dir, opt.Prefix+"."+strconv.Itoa(opt.Rank))
+	var written []string
+	cleanup := func() {
+		for _, p := range written {
+			os.Remove(p)
+		}
+	}
+	for _, p := range plans {
+		path := base + "." + strconv.Itoa(p.task.Thread)
+		var values uint64
+		n, err := writeFileAtomic(path, func(w io.Writer) error {
+			pw := capture.NewWriter(w)
+			buf := make([]uint16, 0, 4096)
+			flush := func() error {
+				err := pw.Write(buf)
+				values += uint64(len(buf))
+				buf = buf[:0]
+				return err
+			}
+			byAddr := map[uint64]uint16{}
+			_, err := data.ReadCalls(p.task, func(c decode.UftraceCall) error {
+				v := uint16(0)
+				if !c.Exit {
+					var ok bool
+					if v, ok = byAddr[c.Addr]; !ok || execs > 1 {
+						v = ids[c.Name]
+						byAddr[c.Addr] = v
+					}
+				}
+				buf = append(buf, v)
+				if len(buf) == cap(buf) {
+					return flush()
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			for _, x := range p.extra {
+				buf = append(buf, ids[x])
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+			return pw.Close()
+		})
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		written = append(written, path)
+		res.Bytes += n
+		res.Values += values
+		res.Threads = append(res.Threads, decode.Thread{Thread: p.task.Thread, TID: p.task.TID, Events: values, Bytes: n})
+	}
+	n, err := writeFileAtomic(base+".info", func(w io.Writer) error {
+		_, err := io.WriteString(w, info.String())
+		return err
+	})
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	res.Bytes += n
+	return res, nil
+}
+
+// addSnapshotFrames decides, for each thread of the snapshot that was
+// inside a traced call, whether that call's entry is missing from the
+// recording, and plans to append it.
+func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, plans []*threadPlan, res *ConvertResult) {
+	sn := opt.Snapshot
+	byTID := map[int]*threadPlan{}
+	for _, p := range plans {
+		byTID[p.task.TID] = p
+	}
+	plt := data.PLTNames(pid)
+	tids := make([]int, 0, len(sn.Threads))
+	for tid := range sn.Threads {
+		tids = append(tids, tid)
+	}
+	slices.Sort(tids)
+	var unnamed []string
+	for _, tid := range tids {
+		p := byTID[tid]
+		f, ok := InnermostTraced(sn.Threads[tid])
+		if p == nil || !ok {
+			// uftrace announces a thread at its first traced call, before
+			// any record: a thread it does not know was never in one.
+			continue
+		}
+		if p.stats.LastTime >= sn.Time {
+			continue // the thread moved on while the snapshot was taken
+		}
+		name, ok := snapshotName(data, pid, opt.MainImage, opt.AllImages, f, plt)
+		if !ok {
+			if names, err := decode.ELFFunctionNames(f.Module, f.Vaddr); err == nil && len(names) > 0 {
+				unnamed = append(unnamed, fmt.Sprintf("thread %d was inside %s (%s), reached through a call the recording does not name", p.task.Thread, names[0], filepath.Base(f.Module)))
+			}
+			continue
+		}
+		if len(p.stats.Open) > 0 && p.stats.Open[len(p.stats.Open)-1] == name {
+			continue // its entry is already recorded
+		}
+		p.extra = append(p.extra, name)
+	}
+	for _, p := range plans {
+		for _, x := range p.extra {
+			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: %s, the call it was blocked in, added from a stack snapshot taken before the kill", p.task.Thread, x.Func))
+		}
+	}
+	res.Notes = append(res.Notes, unnamed...)
+}
+
+// snapshotName names a snapshot frame as the recording would have: a
+// function of the main image by its symbol, a library function by the name
+// the calling image's procedure linkage table gives it (MPI_Recv, not its
+// alias PMPI_Recv), attributed to that calling image.
+func snapshotName(data *decode.UftraceData, pid int, mainImage string, allImages bool, f Frame, plt map[string][]string) (trace.Name, bool) {
+	pc := f.PC
+	if f.Call {
+		pc--
+	}
+	images := data.ImagePaths(pid)
+	if mainImage == "" && len(images) > 0 {
+		mainImage = images[0]
+	}
+	if f.Module == mainImage {
+		n := data.Resolve(pid, ^uint64(0), pc)
+		return n, !strings.HasPrefix(n.Func, "0x")
+	}
+	names, err := decode.ELFFunctionNames(f.Module, f.Vaddr)
+	if err != nil {
+		return trace.Name{}, false
+	}
+	// The calling image: the main image if it imports one of the names,
+	// else (when calls between libraries were recorded) the first mapped
+	// image that does.
+	callers := []string{mainImage}
+	if allImages {
+		callers = append(callers, images...)
+	}
+	for _, img := range callers {
+		for _, n := range names {
+			if slices.Contains(plt[img], n) {
+				return trace.Name{Image: img, Func: n}, true
+			}
+		}
+	}
+	return trace.Name{}, false
+}
+
+// writeFileAtomic writes a file under a temporary name in the same
+// directory, syncs it and renames it into place, so a reader never sees a
+// partial file. It returns the file's size. A full disk is reported as such.
+func writeFileAtomic(path string, fill func(io.Writer) error) (int64, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return 0, fileError(path, err)
+	}
+	tmp := f.Name()
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return 0, fileError(path, err)
+	}
+	cw := &countWriter{w: f}
+	bw := bufio.NewWriterSize(cw, 64<<10)
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return 0, fileError(path, err)
+	}
+	return cw.n, nil
+}
+
+// fileError names the file an output error happened on and, for a full
+// disk, says what to do.
+func fileError(path string, err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return fmt.Errorf("writing %s: no space left on the device (free some space or write the run to another directory with -o)", path)
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return err
+	}
+	if strings.Contains(err.Error(), path) {
+		return err
+	}
+	return fmt.Errorf("writing %s: %w", path, err)
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,76 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/decode"
+)
+
+// pinBackend records with Intel Pin and this project's ParLOT Pin tool
+// (capture/pintool), which writes the ParLOT files itself, straight into the
+// run directory, and flushes them when the program is killed: no snapshot
+// is needed, since the tool records a call's entry when it happens.
+type pinBackend struct {
+	pin *capture.Pin
+}
+
+func (p *pinBackend) program(name string) (string, error) {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("program %s: %w", name, err)
+	}
+	return filepath.Abs(path)
+}
+
+func (p *pinBackend) snapshots() bool { return false }
+
+func (p *pinBackend) command(opt Options, prog string, rank int, work string) *exec.Cmd {
+	run := capture.PinRun{Dir: opt.Dir, Prefix: opt.Prefix, Rank: rank, AllImages: opt.AllImages}
+	return p.pin.Command(context.Background(), run, prog, opt.Command[1:]...)
+}
+
+// finish describes the trace files the tool wrote for the rank: events are
+// counted by decoding each file.
+func (p *pinBackend) finish(opt Options, rank, pid int, prog string, snap *Snapshot, work string) ([]decode.Thread, []string, error) {
+	run := capture.PinRun{Dir: opt.Dir, Prefix: opt.Prefix, Rank: rank}
+	if _, err := os.Stat(run.InfoPath()); err != nil {
+		return nil, nil, fmt.Errorf("the Pin tool wrote no function table for rank %d (%v); see Pin's messages above", rank, err)
+	}
+	var threads []decode.Thread
+	for t := 0; ; t++ {
+		path := run.TracePath(t)
+		f, err := os.Open(path)
+		if err != nil {
+			break
+		}
+		r := decode.NewReader(f, path, 0)
+		var n uint64
+		buf := make([]uint16, 64<<10)
+		for {
+			k, err := r.Read(buf)
+			n += uint64(k)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				f.Close()
+				return nil, nil, err
+			}
+		}
+		st, _ := f.Stat()
+		f.Close()
+		threads = append(threads, decode.Thread{Thread: t, Events: n, Bytes: st.Size()})
+	}
+	var notes []string
+	if len(threads) == 0 {
+		notes = append(notes, "the Pin tool wrote no trace file ("+strings.TrimSuffix(filepath.Base(run.TracePath(0)), ".0")+".*)")
+	}
+	return threads, notes, nil
+}

@@ -1,0 +1,365 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/decode"
+)
+
+// Options configure one rank's recorder.
+type Options struct {
+	Dir         string        // the run directory (-o)
+	Backend     string        // "uftrace" (default) or "pin"
+	AllImages   bool          // trace inside libraries too
+	Timeout     time.Duration // kill the program after this long (0: never)
+	Force       bool          // replace another run in Dir
+	KeepUftrace bool          // keep the raw uftrace recording as Dir/uftrace.<rank>
+	Prefix      string        // trace file prefix (default "trace")
+	Command     []string      // the program and its arguments
+	ToolVersion string        // recorded in run.json
+
+	// Args are the recorder's own command-line arguments, to re-execute
+	// itself as the worker (see Main).
+	Args []string
+
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+
+	// Getenv reads the launcher's environment (default os.Getenv).
+	Getenv func(string) string
+}
+
+const (
+	// workerEnv marks the re-executed recorder (see Main).
+	workerEnv = "DIFFTRACE_CAPTURE_WORKER"
+	// launchEnv passes the launch identifier to the worker.
+	launchEnv = "DIFFTRACE_CAPTURE_LAUNCH"
+	// killGrace is how long a killed program gets to die of SIGTERM
+	// before SIGKILL.
+	killGrace = 3 * time.Second
+	// recorderWait bounds the wait for uftrace to write out its data
+	// after the program ended.
+	recorderWait = 2 * time.Minute
+	// snapshotTimeout bounds a stack snapshot.
+	snapshotTimeout = 20 * time.Second
+	// ExitTimeout is capture's exit status when its --timeout killed the
+	// program, as timeout(1) does.
+	ExitTimeout = 124
+)
+
+func (o *Options) defaults() {
+	if o.Backend == "" {
+		o.Backend = "uftrace"
+	}
+	if o.Prefix == "" {
+		o.Prefix = "trace"
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+}
+
+// Main runs the recorder of one rank and returns the exit status to leave
+// with: the program's own (128+n if a signal n killed it, ExitTimeout if
+// --timeout did).
+//
+// The process a launcher starts re-executes itself as a worker in a new
+// session and only relays signals to it. Launchers end a job with SIGTERM
+// and, a second later, SIGKILL (Open MPI's odls_base_sigkill_timeout); the
+// worker, out of the launcher's reach, still gets to snapshot the program's
+// stacks, kill it and write its traces. If the launcher kills the first
+// process, the worker receives SIGTERM (its parent-death signal) and
+// finishes the same way.
+func Main(opt Options) (int, error) {
+	opt.defaults()
+	if opt.Getenv(workerEnv) == "" && len(opt.Args) > 0 {
+		return supervise(opt)
+	}
+	return Run(opt)
+}
+
+func supervise(opt Options) (int, error) {
+	if err := opt.check(); err != nil {
+		return 1, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return 1, fmt.Errorf("cannot find the difftrace executable to start the recorder: %w", err)
+	}
+	host, _ := os.Hostname()
+	launch := opt.Getenv(launchEnv)
+	if launch == "" {
+		launch = LaunchID(opt.Getenv, host, os.Getpid(), time.Now())
+	}
+	cmd := exec.Command(exe, opt.Args...)
+	cmd.Env = append(os.Environ(), workerEnv+"=1", launchEnv+"="+launch)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = opt.Stdin, opt.Stdout, opt.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGTERM}
+	// The parent-death signal follows the thread that started the child.
+	runtime.LockOSThread()
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return 1, fmt.Errorf("starting the recorder: %w", err)
+	}
+	go func() {
+		for s := range sigs {
+			cmd.Process.Signal(s)
+		}
+	}()
+	err = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		if ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
+		return ws.ExitStatus(), nil
+	}
+	return 1, err
+}
+
+// check validates the options before anything runs.
+func (o *Options) check() error {
+	if o.Dir == "" {
+		return errors.New("no output directory: give the run directory with -o DIR")
+	}
+	if len(o.Command) == 0 {
+		return errors.New("no program to record: give it after --, e.g. difftrace capture -o run -- ./app")
+	}
+	if o.Timeout < 0 {
+		return fmt.Errorf("--timeout %s: want a positive duration such as 60s", o.Timeout)
+	}
+	b, err := o.backend()
+	if err != nil {
+		return err
+	}
+	_, err = b.program(o.Command[0])
+	return err
+}
+
+// backend returns the recorder the options ask for, if it is installed.
+func (o *Options) backend() (backend, error) {
+	switch o.Backend {
+	case "uftrace":
+		path, err := exec.LookPath("uftrace")
+		if err != nil {
+			return nil, errors.New("uftrace is not installed or not in PATH: install it (Debian/Ubuntu: apt-get install uftrace) or record with --backend pin")
+		}
+		return &uftraceBackend{path: path}, nil
+	case "pin":
+		pin, err := capture.FindPin(o.Getenv)
+		if err != nil {
+			return nil, fmt.Errorf("--backend pin: %w", err)
+		}
+		return &pinBackend{pin: pin}, nil
+	}
+	return nil, fmt.Errorf("--backend %q: want uftrace or pin", o.Backend)
+}
+
+// A backend runs the program under one recorder.
+type backend interface {
+	// program finds the program and checks the recorder can trace it.
+	program(name string) (string, error)
+	// command is the command line that runs the program under the
+	// recorder; the program must be the command's own process (its pid
+	// is the program's).
+	command(opt Options, prog string, rank int, work string) *exec.Cmd
+	// snapshots says whether a program killed while running needs a
+	// stack snapshot to keep the calls it was blocked in.
+	snapshots() bool
+	// finish, once the program has ended, makes sure its traces are in
+	// the run directory and describes them.
+	finish(opt Options, rank, pid int, prog string, snap *Snapshot, work string) ([]decode.Thread, []string, error)
+}
+
+// Run records the program as one rank of a run: it claims the run
+// directory, runs the program under the backend, kills it on --timeout or a
+// terminating signal (after a stack snapshot), has the recording turned
+// into ParLOT files and records the rank in run.json.
+func Run(opt Options) (int, error) {
+	opt.defaults()
+	if err := opt.check(); err != nil {
+		return 1, err
+	}
+	be, _ := opt.backend()
+	prog, _ := be.program(opt.Command[0])
+	rank, _, err := RankFromEnv(opt.Getenv)
+	if err != nil {
+		return 1, err
+	}
+	host, _ := os.Hostname()
+	start := time.Now()
+	launch := opt.Getenv(launchEnv)
+	if launch == "" {
+		launch = LaunchID(opt.Getenv, host, os.Getpid(), start)
+	}
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(opt.Stderr, "difftrace capture: rank %d: "+format+"\n", append([]any{rank}, a...)...)
+	}
+	images := "main"
+	if opt.AllImages {
+		images = "all"
+	}
+	tmpl := decode.Manifest{
+		Schema: decode.ManifestSchema, Tool: "difftrace", ToolVersion: opt.ToolVersion,
+		Format: "parlot-17", Backend: opt.Backend, Images: images, Prefix: opt.Prefix,
+		Command: append([]string{prog}, opt.Command[1:]...), Launch: launch,
+	}
+	r := decode.Rank{Rank: rank, Host: host, Start: start, Threads: []decode.Thread{}}
+	if err := claimRunDir(opt.Dir, tmpl, r, opt.Force); err != nil {
+		return 1, err
+	}
+	work, err := os.MkdirTemp("", fmt.Sprintf("difftrace-%s-%d-", opt.Backend, rank))
+	if err != nil {
+		return 1, fmt.Errorf("creating the recorder's work directory: %w", err)
+	}
+	keepWork := false
+	defer func() {
+		if !keepWork {
+			os.RemoveAll(work)
+		}
+	}()
+
+	// Become the subreaper of the program's descendants: a recorder may be
+	// the program's child (uftrace's is), and must be waited for once the
+	// program ends.
+	const prSetChildSubreaper = 36
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+
+	cmd := be.command(opt, prog, rank, work)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = opt.Stdin, opt.Stdout, opt.Stderr
+	// Should the recorder itself be killed, the program dies with it
+	// instead of hanging on.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	runtime.LockOSThread()
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return 1, fmt.Errorf("starting %s: %w", opt.Backend, err)
+	}
+	pid := cmd.Process.Pid
+	r.PID = pid
+	if err := updateRank(opt.Dir, tmpl, r); err != nil {
+		logf("%v", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+
+	var timer <-chan time.Time
+	if opt.Timeout > 0 {
+		timer = time.After(opt.Timeout)
+	}
+	var why string
+	select {
+	case <-done:
+	case <-timer:
+		why = "timeout"
+		r.KilledByTimeout = true
+	case s := <-sigs:
+		why = s.String()
+	}
+	var snap *Snapshot
+	var notes []string
+	if why != "" {
+		if why == "timeout" {
+			logf("--timeout %s expired: killing the program", opt.Timeout)
+		}
+		if be.snapshots() {
+			snap, err = TakeSnapshot(pid, snapshotTimeout)
+			if err != nil {
+				notes = append(notes, err.Error())
+				logf("%v", err)
+			}
+		}
+		syscall.Kill(pid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(killGrace):
+			syscall.Kill(pid, syscall.SIGKILL)
+			<-done
+		}
+	}
+	// From here on, further signals interrupt nothing: the traces are
+	// written whatever happens.
+	go func() {
+		for range sigs {
+		}
+	}()
+	r.End = time.Now()
+	code := 0
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		switch {
+		case ws.Signaled():
+			r.Signal = signalName(ws.Signal())
+			code = 128 + int(ws.Signal())
+		default:
+			r.Exited = true
+			r.ExitStatus = ws.ExitStatus()
+			code = ws.ExitStatus()
+		}
+	}
+	switch {
+	case why == "timeout":
+		code = ExitTimeout
+		notes = append([]string{fmt.Sprintf("killed by capture's --timeout %s", opt.Timeout)}, notes...)
+	case why != "":
+		notes = append([]string{fmt.Sprintf("killed by capture on %s from the launcher", why)}, notes...)
+	case r.Signal != "":
+		msg := "killed by " + r.Signal + " from outside capture"
+		if be.snapshots() {
+			msg += " (calls it was blocked in are not in its traces)"
+		}
+		notes = append([]string{msg}, notes...)
+	}
+	threads, more, err := be.finish(opt, rank, pid, prog, snap, work)
+	if err != nil {
+		keepWork = true
+		return 1, err
+	}
+	r.Threads = threads
+	r.Note = strings.Join(append(notes, more...), "; ")
+	if err := updateRank(opt.Dir, tmpl, r); err != nil {
+		return 1, err
+	}
+	return code, nil
+}
+
+// signalName returns the conventional name of a signal, e.g. "SIGTERM".
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{
+		syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
+		syscall.SIGILL: "SIGILL", syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT",
+		syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL",
+		syscall.SIGUSR1: "SIGUSR1", syscall.SIGSEGV: "SIGSEGV", syscall.SIGUSR2: "SIGUSR2",
+		syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM",
+		syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ", syscall.SIGSYS: "SIGSYS",
+	}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return "signal " + strconv.Itoa(int(s))
+}

@@ -1,0 +1,192 @@
+package record
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/difftrace/difftrace/decode"
+)
+
+// A run directory is written by every rank's recorder at once: each one
+// adds or updates its own entry of run.json while holding an exclusive
+// flock on a lock file, and writes the manifest under a temporary name
+// before renaming it into place.
+
+// lockName is the lock file of a run directory.
+const lockName = ".run.lock"
+
+// lockRunDir takes the run directory's lock, waiting for other recorders.
+func lockRunDir(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fileError(filepath.Join(dir, lockName), err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// readManifest reads run.json, returning nil if there is none.
+func readManifest(dir string) (*decode.Manifest, error) {
+	m, err := decode.ReadManifest(filepath.Join(dir, decode.ManifestName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return m, err
+}
+
+func writeManifest(dir string, m *decode.Manifest) error {
+	slices.SortFunc(m.Ranks, func(a, b decode.Rank) int { return a.Rank - b.Rank })
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = writeFileAtomic(filepath.Join(dir, decode.ManifestName), func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+	return err
+}
+
+// isRunFile reports whether a file name in a run directory belongs to a
+// recorded run: the manifest, the lock, trace files of prefix, a kept
+// uftrace recording, or a temporary file of any of them.
+func isRunFile(name, prefix string) bool {
+	name = strings.TrimPrefix(name, ".")
+	return name == decode.ManifestName || name == strings.TrimPrefix(lockName, ".") ||
+		strings.HasPrefix(name, prefix+".") || strings.HasPrefix(name, decode.ManifestName+".tmp") ||
+		strings.HasPrefix(name, "uftrace.")
+}
+
+// claimRunDir makes dir the run directory of this launch, or refuses: a
+// directory that holds another launch's run, or files that are not a run
+// at all, is only reused with force (which removes the old run's files).
+// It then records this rank's start. It runs under the directory's lock.
+func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fileError(dir, err)
+	}
+	unlock, err := lockRunDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m, err := readManifest(dir)
+	if err != nil && !force {
+		return fmt.Errorf("%w\n(the output directory holds a damaged run; choose another -o, or pass --force to replace it)", err)
+	}
+	if m != nil && m.Launch != tmpl.Launch {
+		if !force {
+			return fmt.Errorf("%s already holds another run (%s, started %s); choose another -o, or pass --force to replace it",
+				dir, strings.Join(m.Command, " "), m.Start.Local().Format(time.DateTime))
+		}
+		if err := removeRun(dir, m.Prefix); err != nil {
+			return err
+		}
+		m = nil
+	}
+	if m == nil {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		var foreign []string
+		for _, e := range ents {
+			if e.Name() == lockName {
+				continue
+			}
+			if force && isRunFile(e.Name(), tmpl.Prefix) {
+				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+					return err
+				}
+				continue
+			}
+			foreign = append(foreign, e.Name())
+		}
+		if len(foreign) > 0 && !force {
+			return fmt.Errorf("%s is not empty and holds no run of this launch (%s…); choose an empty or new directory, or pass --force to write into it anyway", dir, foreign[0])
+		}
+		mm := tmpl
+		m = &mm
+		m.Ranks = nil
+	}
+	if m.Backend != tmpl.Backend || m.Images != tmpl.Images || m.Prefix != tmpl.Prefix {
+		return fmt.Errorf("%s: the other ranks of this launch record with backend %s, images %s, prefix %s; give every rank the same options", dir, m.Backend, m.Images, m.Prefix)
+	}
+	if m.Start.IsZero() || r.Start.Before(m.Start) {
+		m.Start = r.Start
+	}
+	m.Ranks = slices.DeleteFunc(m.Ranks, func(x decode.Rank) bool { return x.Rank == r.Rank })
+	m.Ranks = append(m.Ranks, r)
+	// A rank recorded before by an earlier attempt of this launch left
+	// files that the new recording replaces.
+	old, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%s.%d.*", m.Prefix, r.Rank)))
+	for _, p := range old {
+		os.Remove(p)
+	}
+	return writeManifest(dir, m)
+}
+
+// removeRun deletes the files of the run recorded in dir with prefix.
+func removeRun(dir, prefix string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Name() != lockName && isRunFile(e.Name(), prefix) {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// updateRank replaces this rank's entry of run.json and extends the run's
+// end, under the directory's lock.
+func updateRank(dir string, tmpl decode.Manifest, r decode.Rank) error {
+	unlock, err := lockRunDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m, err := readManifest(dir)
+	if err != nil {
+		return err
+	}
+	if m == nil || m.Launch != tmpl.Launch {
+		// Another launch took the directory over with --force while this
+		// one ran: do not mix the two.
+		return fmt.Errorf("%s: the run directory was taken over by another launch while rank %d was recording; its traces are incomplete", dir, r.Rank)
+	}
+	m.Ranks = slices.DeleteFunc(m.Ranks, func(x decode.Rank) bool { return x.Rank == r.Rank })
+	m.Ranks = append(m.Ranks, r)
+	if r.End.After(m.End) {
+		m.End = r.End
+	}
+	if m.Start.IsZero() || r.Start.Before(m.Start) {
+		m.Start = r.Start
+	}
+	return writeManifest(dir, m)
+}

@@ -1,0 +1,113 @@
+package record
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/difftrace/difftrace/decode"
+)
+
+func tmplFor(launch string) decode.Manifest {
+	return decode.Manifest{Schema: 1, Tool: "difftrace", Format: "parlot-17", Backend: "uftrace", Images: "main",
+		Prefix: "trace", Command: []string{"/bin/app"}, Launch: launch}
+}
+
+// TestClaimRunDirConcurrent has 16 ranks claim and update one run directory
+// at once, as mpirun starts them: the manifest ends with all 16, sorted.
+func TestClaimRunDirConcurrent(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	tm := tmplFor("job=1")
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for r := 0; r < 16; r++ {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			start := time.Now()
+			rk := decode.Rank{Rank: r, Host: "h", Start: start}
+			if err := claimRunDir(dir, tm, rk, false); err != nil {
+				errs <- err
+				return
+			}
+			rk.End = start.Add(time.Duration(r) * time.Millisecond)
+			rk.Exited = true
+			rk.Threads = []decode.Thread{{Thread: 0, TID: 100 + r, Events: 10, Bytes: 5}}
+			if err := updateRank(dir, tm, rk); err != nil {
+				errs <- err
+			}
+		}(r)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	m, err := decode.ReadManifest(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Ranks) != 16 {
+		t.Fatalf("manifest has %d ranks, want 16", len(m.Ranks))
+	}
+	for i, r := range m.Ranks {
+		if r.Rank != i || !r.Exited || len(r.Threads) != 1 {
+			t.Errorf("rank entry %d: %+v", i, r)
+		}
+	}
+	if m.Start.IsZero() || m.End.Before(m.Start) || m.Launch != "job=1" {
+		t.Errorf("run start %v end %v launch %q", m.Start, m.End, m.Launch)
+	}
+}
+
+func TestClaimRunDirRefusesOtherRun(t *testing.T) {
+	dir := t.TempDir()
+	rk := decode.Rank{Rank: 0, Start: time.Now()}
+	if err := claimRunDir(dir, tmplFor("job=1"), rk, false); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "trace.0.0"), []byte{0}, 0o644)
+	os.WriteFile(filepath.Join(dir, "trace.0.info"), []byte("+\n/bin/app\nmain\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	err := claimRunDir(dir, tmplFor("job=2"), rk, false)
+	if err == nil || !strings.Contains(err.Error(), "already holds another run") || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("second launch into the same directory: %v", err)
+	}
+	if err := claimRunDir(dir, tmplFor("job=2"), rk, true); err != nil {
+		t.Fatalf("with --force: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "trace.0.0")); !os.IsNotExist(err) {
+		t.Error("--force kept the old run's trace")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Error("--force removed a file that was not part of the run")
+	}
+	m, _ := decode.ReadManifest(filepath.Join(dir, "run.json"))
+	if m == nil || m.Launch != "job=2" {
+		t.Errorf("manifest after --force: %+v", m)
+	}
+}
+
+func TestClaimRunDirRefusesForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("x"), 0o644)
+	err := claimRunDir(dir, tmplFor("job=1"), decode.Rank{}, false)
+	if err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("claiming a directory of other files: %v", err)
+	}
+}
+
+func TestClaimRunDirMixedOptions(t *testing.T) {
+	dir := t.TempDir()
+	if err := claimRunDir(dir, tmplFor("job=1"), decode.Rank{Rank: 0}, false); err != nil {
+		t.Fatal(err)
+	}
+	all := tmplFor("job=1")
+	all.Images = "all"
+	if err := claimRunDir(dir, all, decode.Rank{Rank: 1}, false); err == nil {
+		t.Fatal("a rank recording all images joined a main-image run")
+	}
+}

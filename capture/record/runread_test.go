@@ -1,0 +1,77 @@
+package record
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// readInfo parses a .info function table: IDs 1, 2, … in order, across
+// image sections.
+func readInfo(t testing.TB, path string) []trace.Name {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	names := []trace.Name{{Func: "<return>"}}
+	img := ""
+	sc := bufio.NewScanner(f)
+	expectImage := false
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case l == "+":
+			expectImage = true
+		case expectImage:
+			img, expectImage = l, false
+		default:
+			names = append(names, trace.Name{Image: img, Func: l})
+		}
+	}
+	return names
+}
+
+// readRank decodes every thread of one rank of a run directory into
+// function names, an exit being "}".
+func readRank(t testing.TB, dir string, rank int) map[int][]string {
+	t.Helper()
+	base := filepath.Join(dir, "trace."+strconv.Itoa(rank))
+	names := readInfo(t, base+".info")
+	files, _ := filepath.Glob(base + ".*")
+	out := map[int][]string{}
+	for _, p := range files {
+		th, err := strconv.Atoi(strings.TrimPrefix(p, base+"."))
+		if err != nil {
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals, err := decode.ReadAll(f, p, 0)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq := make([]string, len(vals))
+		for i, v := range vals {
+			if v == 0 {
+				seq[i] = "}"
+			} else if int(v) < len(names) {
+				seq[i] = names[v].Func
+			} else {
+				t.Fatalf("%s: value %d at %d is not in the .info table (%d functions)", p, v, i, len(names)-1)
+			}
+		}
+		out[th] = seq
+	}
+	return out
+}

@@ -1,0 +1,166 @@
+package record
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/difftrace/difftrace/decode"
+)
+
+// uftraceBackend records with uftrace (Debian package uftrace): the
+// unmodified binary is patched at load time, library calls are caught at
+// the procedure linkage tables, and the recording is converted into ParLOT
+// files when the program has ended.
+type uftraceBackend struct {
+	path string
+}
+
+func (u *uftraceBackend) program(name string) (string, error) { return programPath(name) }
+
+func (u *uftraceBackend) snapshots() bool { return true }
+
+func (u *uftraceBackend) command(opt Options, prog string, rank int, work string) *exec.Cmd {
+	dataDir, logFile := filepath.Join(work, "uftrace.data"), filepath.Join(work, "uftrace.log")
+	return exec.Command(u.path, uftraceArgs(opt, dataDir, logFile, prog)...)
+}
+
+func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *Snapshot, work string) ([]decode.Thread, []string, error) {
+	dataDir, logFile := filepath.Join(work, "uftrace.data"), filepath.Join(work, "uftrace.log")
+	waitRecorder(recorderWait)
+	data, err := decode.OpenUftrace(dataDir)
+	if err != nil {
+		log, _ := os.ReadFile(logFile)
+		return nil, nil, fmt.Errorf("uftrace recorded nothing usable (%v)%s; its files are kept in %s", err, logMessages(log), work)
+	}
+	res, err := ConvertUftrace(data, ConvertOptions{
+		Dir: opt.Dir, Prefix: opt.Prefix, Rank: rank, PID: pid, Snapshot: snap, MainImage: prog, AllImages: opt.AllImages,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("converting rank %d's recording (kept in %s): %w", rank, dataDir, err)
+	}
+	if opt.KeepUftrace {
+		dst := filepath.Join(opt.Dir, "uftrace."+strconv.Itoa(rank))
+		os.RemoveAll(dst)
+		if err := os.Rename(dataDir, dst); err != nil {
+			if err := copyDir(dataDir, dst); err != nil {
+				res.Notes = append(res.Notes, "the uftrace recording could not be kept: "+err.Error())
+			}
+		}
+	}
+	return res.Threads, res.Notes, nil
+}
+
+// programPath finds the program as the shell would and checks that
+// uftrace can patch it: an ELF executable with a symbol table.
+func programPath(name string) (string, error) {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("program %s: %w", name, errors.Unwrap(err))
+	}
+	if p, err = filepath.Abs(p); err != nil {
+		return "", err
+	}
+	f, err := elf.Open(p)
+	if err != nil {
+		return "", fmt.Errorf("%s is not an ELF executable (%v): capture records compiled programs; give the program itself, not a script that starts it", p, err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	funcs := 0
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Section != elf.SHN_UNDEF {
+			funcs++
+		}
+	}
+	if err != nil || funcs == 0 {
+		return "", fmt.Errorf("%s has no symbol table (it was stripped): uftrace can only patch functions it can name; rebuild it without -s and do not strip it", p)
+	}
+	return p, nil
+}
+
+// uftraceArgs is the uftrace command line. -P . patches every function of
+// the program at load time (no recompilation); library calls are caught at
+// the program's procedure linkage table, and with --nest-libcall at every
+// library's. --keep-pid makes the traced program capture's own child, so its
+// exit status and pid are first-hand; --no-event drops scheduler events.
+func uftraceArgs(opt Options, dataDir, logFile, prog string) []string {
+	args := []string{"record", "--keep-pid", "--no-event", "-d", dataDir, "--logfile=" + logFile, "-P", "."}
+	if opt.AllImages {
+		args = append(args, "--nest-libcall")
+	}
+	args = append(args, "--", prog)
+	return append(args, opt.Command[1:]...)
+}
+
+// waitRecorder waits until uftrace's recorder — the program's child, which
+// the program's death left to capture, its subreaper — has written its
+// data and exited, and reaps any other orphan the program left.
+func waitRecorder(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err != nil {
+			return // no children left
+		}
+		if got <= 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// logMessages returns uftrace's error lines from its log, for an error
+// message.
+func logMessages(log []byte) string {
+	var keep []string
+	for _, l := range strings.Split(string(log), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "child terminated") {
+			keep = append(keep, l)
+		}
+	}
+	if len(keep) == 0 {
+		return ""
+	}
+	if len(keep) > 5 {
+		keep = keep[len(keep)-5:]
+	}
+	return "; uftrace said: " + strings.Join(keep, " / ")
+}
+
+// copyDir copies a directory tree of regular files (to keep a recording
+// when it cannot be renamed across file systems).
+func copyDir(src, dst string) error {
+	return filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		t := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(t, 0o755)
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(t)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+}

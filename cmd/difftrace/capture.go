@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+
+	"github.com/difftrace/difftrace/capture/record"
+	"github.com/spf13/cobra"
+)
+
+func newCaptureCmd() *cobra.Command {
+	var opt record.Options
+	cmd := &cobra.Command{
+		Use:   "capture -o DIR [flags] -- PROGRAM [ARGS...]",
+		Short: "Record a run of a program, one MPI rank per recorder, as ParLOT traces",
+		Long: `capture runs PROGRAM under a recorder and writes its whole-program call
+trace as ParLOT files into the run directory DIR: DIR/trace.R.info (the
+function table of rank R) and DIR/trace.R.T (thread T of rank R: 0 is the main
+thread, then creation order), and adds rank R to DIR/run.json.
+
+Start one recorder per rank, as with Pin: the launcher runs capture, capture
+runs the program. The rank comes from the launcher's environment
+(OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID, MV2_COMM_WORLD_RANK);
+outside a launcher it is 0.
+
+The uftrace backend records the unmodified binary: every function of the
+program is patched at load time (it must not be stripped) and library calls
+such as MPI_Send or GOMP_critical_start are caught where the program calls
+them; --all-images also records the calls libraries make to each other.
+
+A program that hangs is the case that matters most: on --timeout, or when the
+launcher or the user ends the job (SIGINT, SIGTERM, SIGHUP), capture takes a
+stack snapshot of the program (with eu-stack), kills it, and writes every
+trace up to the last call, including the call each thread was blocked in.
+run.json then says the rank was killed and why. capture exits with the
+program's status (128+N if signal N killed it, 124 if --timeout did).`,
+		Example: `  mpirun -np 16 difftrace capture -o normal -- ./oddeven
+  mpirun -np 16 difftrace capture -o dlbug --timeout 10s -- ./oddeven --deadlock-bug 5 7
+  difftrace capture -o single --all-images -- ./a.out input.txt`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt.Command = args
+			opt.ToolVersion = version
+			opt.Args = os.Args[1:]
+			code, err := record.Main(opt)
+			if err != nil {
+				return err
+			}
+			if code != 0 {
+				os.Exit(code)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.SetInterspersed(false)
+	f.StringVarP(&opt.Dir, "output", "o", "", "run directory to write (required)")
+	f.StringVar(&opt.Backend, "backend", "uftrace", "recorder: uftrace or pin")
+	f.BoolVar(&opt.AllImages, "all-images", false, "also record calls made inside libraries (larger traces)")
+	f.DurationVar(&opt.Timeout, "timeout", 0, "kill the program after this long, keeping its traces (e.g. 30s; 0 = never)")
+	f.BoolVar(&opt.Force, "force", false, "replace another run already in the output directory")
+	f.BoolVar(&opt.KeepUftrace, "keep-uftrace", false, "also keep the raw uftrace recording as DIR/uftrace.RANK")
+	cmd.MarkFlagRequired("output")
+	return cmd
+}

@@ -1,0 +1,515 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/difftrace/difftrace/decode"
+)
+
+// These tests record the example programs for real: Open MPI launches the
+// difftrace binary, which runs each rank under uftrace.
+
+// The example programs are built once, next to the difftrace binary that
+// TestMain builds.
+var (
+	examplesOnce sync.Once
+	examplesDir  string
+	examplesErr  error
+)
+
+// needE2E fails in CI, or skips loudly elsewhere, when the tools are
+// missing, and builds the example programs.
+func needE2E(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"mpicc", "mpirun", "uftrace", "eu-stack", "make", "gcc", "strip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is not installed: CI must install it (.ci/run)", tool)
+			}
+			t.Skipf("SKIPPING: %s is not installed; this test records real MPI runs", tool)
+		}
+	}
+	examplesOnce.Do(func() {
+		examplesDir = filepath.Dir(difftraceBin)
+		if out, err := exec.Command("make", "-s", "-C", "../../examples", "O="+examplesDir).CombinedOutput(); err != nil {
+			examplesErr = fmt.Errorf("make examples: %v\n%s", err, out)
+		}
+	})
+	if examplesErr != nil {
+		t.Fatal(examplesErr)
+	}
+}
+
+// mpiEnv is the environment for Open MPI as root on a small machine.
+func mpiEnv() []string {
+	return append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+		"OMPI_MCA_rmaps_base_oversubscribe=1")
+}
+
+// captureMPI runs `mpirun -np N difftrace capture -o dir FLAGS -- PROG ARGS`.
+func captureMPI(t *testing.T, np int, dir string, flags []string, prog string, args ...string) (string, error) {
+	t.Helper()
+	a := []string{"-np", strconv.Itoa(np), "--oversubscribe", difftraceBin, "capture", "-o", dir}
+	a = append(append(append(a, flags...), "--", filepath.Join(examplesDir, prog)), args...)
+	cmd := exec.Command("mpirun", a...)
+	cmd.Env = mpiEnv()
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// readInfo parses a .info function table into names by ID.
+func readInfo(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"}"}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		if lines[i] == "+" {
+			i++ // the image
+			continue
+		}
+		names = append(names, lines[i])
+	}
+	return names
+}
+
+// traces decodes the threads of one rank into function names ("}" = exit).
+func traces(t *testing.T, dir string, rank int) map[int][]string {
+	t.Helper()
+	base := filepath.Join(dir, "trace."+strconv.Itoa(rank))
+	names := readInfo(t, base+".info")
+	files, _ := filepath.Glob(base + ".*")
+	out := map[int][]string{}
+	for _, p := range files {
+		th, err := strconv.Atoi(strings.TrimPrefix(p, base+"."))
+		if err != nil {
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals, err := decode.ReadAll(bufio.NewReader(f), p, 0)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq := make([]string, len(vals))
+		for i, v := range vals {
+			if int(v) >= len(names) {
+				t.Fatalf("%s: ID %d is not in the .info table", p, v)
+			}
+			seq[i] = names[v]
+		}
+		out[th] = seq
+	}
+	return out
+}
+
+// waitRun waits until n ranks of the run in dir have ended: when the
+// launcher kills the recorders it started, their workers finish writing
+// the traces a moment after mpirun returns.
+func waitRun(t *testing.T, dir string, n int) *decode.Manifest {
+	t.Helper()
+	var m *decode.Manifest
+	for i := 0; i < 600; i++ {
+		var err error
+		m, err = decode.ReadManifest(filepath.Join(dir, "run.json"))
+		if err == nil && len(m.Ranks) == n && !slices.ContainsFunc(m.Ranks, func(r decode.Rank) bool { return r.End.IsZero() }) {
+			return m
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the run in %s did not complete: %+v", dir, m)
+	return nil
+}
+
+func manifest(t *testing.T, dir string) *decode.Manifest {
+	t.Helper()
+	m, err := decode.ReadManifest(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// oddevenTrace is the trace rank r of np must record: Table 3.2 of
+// seeds/002 with every exit.
+func oddevenTrace(r, np int) []string {
+	s := []string{"main", "MPI_Init", "}", "MPI_Comm_rank", "}", "MPI_Comm_size", "}", "oddEvenSort"}
+	for i := 0; i < np; i++ {
+		s = append(s, "findPtr", "}")
+		ptr := r - 1
+		if (i%2 == 0) == (r%2 == 0) {
+			ptr = r + 1
+		}
+		if ptr < 0 || ptr >= np {
+			continue
+		}
+		if r%2 == 0 {
+			s = append(s, "MPI_Send", "}", "MPI_Recv", "}")
+		} else {
+			s = append(s, "MPI_Recv", "}", "MPI_Send", "}")
+		}
+	}
+	return append(s, "}", "MPI_Finalize", "}", "}")
+}
+
+func TestCaptureOddevenNormal(t *testing.T) {
+	needE2E(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	if out, err := captureMPI(t, 4, dir, nil, "oddeven"); err != nil {
+		t.Fatalf("mpirun: %v\n%s", err, out)
+	}
+	m := manifest(t, dir)
+	if len(m.Ranks) != 4 || m.Backend != "uftrace" || m.Images != "main" || m.Launch == "" || m.End.Before(m.Start) {
+		t.Fatalf("manifest: %+v", m)
+	}
+	for r := 0; r < 4; r++ {
+		rk := m.Ranks[r]
+		if rk.Rank != r || !rk.Exited || rk.ExitStatus != 0 || rk.KilledByTimeout || rk.PID == 0 || rk.Host == "" || len(rk.Threads) != 1 {
+			t.Errorf("rank %d entry: %+v", r, rk)
+		}
+		got := traces(t, dir, r)
+		if len(got) != 1 {
+			t.Errorf("rank %d has %d threads, want 1", r, len(got))
+		}
+		if want := oddevenTrace(r, 4); !slices.Equal(got[0], want) {
+			t.Errorf("rank %d:\n got %v\nwant %v", r, got[0], want)
+		}
+		if rk.Threads[0].Events != uint64(len(got[0])) {
+			t.Errorf("rank %d: manifest counts %d events, the trace holds %d", r, rk.Threads[0].Events, len(got[0]))
+		}
+	}
+}
+
+// TestCaptureOddevenDeadlock is dlBug of seeds/002 §3.2.7: rank 5 deadlocks
+// in phase 7 of 16; capture's --timeout kills the run, and rank 5's trace
+// must still end inside the MPI_Recv it hung in.
+func TestCaptureOddevenDeadlock(t *testing.T) {
+	needE2E(t)
+	dir := filepath.Join(t.TempDir(), "dlbug")
+	out, err := captureMPI(t, 16, dir, []string{"--timeout", "12s"}, "oddeven", "--deadlock-bug", "5", "7")
+	if err == nil {
+		t.Fatalf("a deadlocked run ended successfully:\n%s", out)
+	}
+	m := waitRun(t, dir, 16)
+	// Most ranks are killed by their own --timeout; a rank whose peers died
+	// first may have been ended by Open MPI instead.
+	killed := 0
+	for _, r := range m.Ranks {
+		if r.KilledByTimeout {
+			killed++
+			if r.Exited || r.Signal != "SIGTERM" || !strings.Contains(r.Note, "--timeout") {
+				t.Errorf("rank %d: exited %v signal %q note %q", r.Rank, r.Exited, r.Signal, r.Note)
+			}
+		}
+	}
+	if r := m.Ranks[5]; !r.KilledByTimeout || killed < 8 {
+		t.Errorf("rank 5 killed by the timeout: %v; %d of 16 ranks were", r.KilledByTimeout, killed)
+	}
+	got := traces(t, dir, 5)[0]
+	normal := oddevenTrace(5, 16)
+	// Seven full phases (main … oddEvenSort, then 7 × findPtr, Recv, Send),
+	// then the eighth phase's findPtr and the MPI_Recv that never returned.
+	// Reading "--deadlock-bug 5 7" costs two strcmp and two atoi calls.
+	want := []string{"main", "strcmp", "}", "strcmp", "}", "atoi", "}", "atoi", "}"}
+	want = append(append(want, normal[1:8+7*6]...), "findPtr", "}", "MPI_Recv")
+	if !slices.Equal(got, want) {
+		t.Fatalf("rank 5's trace:\n got %v\nwant %v", got, want)
+	}
+	if !strings.Contains(m.Ranks[5].Note, "MPI_Recv, the call it was blocked in, added from a stack snapshot") {
+		t.Errorf("rank 5's note %q does not say where the MPI_Recv came from", m.Ranks[5].Note)
+	}
+}
+
+// critPairs reports, for a worker thread's trace, how many memcpy calls it
+// made inside and outside a GOMP_critical_start … GOMP_critical_end pair.
+func critPairs(seq []string) (inside, outside int) {
+	in := false
+	for _, s := range seq {
+		switch s {
+		case "GOMP_critical_start":
+			in = true
+		case "GOMP_critical_end":
+			in = false
+		case "memcpy":
+			if in {
+				inside++
+			} else {
+				outside++
+			}
+		}
+	}
+	return
+}
+
+// TestCaptureILCS records the hybrid example normal and with the critical
+// section bug in worker 4 of process 1, and checks that trace 1.4 — and
+// only it — updates its champion without the critical section.
+func TestCaptureILCS(t *testing.T) {
+	needE2E(t)
+	for _, bug := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "ilcs")
+		var args []string
+		if bug {
+			args = []string{"--crit-bug", "1", "4"}
+		}
+		if out, err := captureMPI(t, 2, dir, nil, "ilcs", args...); err != nil {
+			t.Fatalf("mpirun: %v\n%s", err, out)
+		}
+		for r := 0; r < 2; r++ {
+			tr := traces(t, dir, r)
+			if len(tr) != 5 {
+				t.Fatalf("rank %d has %d threads, want 5 (master and 4 workers)", r, len(tr))
+			}
+			master := tr[0]
+			for _, f := range []string{"MPI_Init", "MPI_Reduce", "MPI_Barrier", "GOMP_parallel", "MPI_Allreduce", "MPI_Bcast", "MPI_Finalize"} {
+				if !slices.Contains(master, f) {
+					t.Errorf("rank %d master lacks %s", r, f)
+				}
+			}
+			if n, b := count(master, "MPI_Allreduce"), count(master, "MPI_Bcast"); n != 2*b || b == 0 {
+				t.Errorf("rank %d master: %d MPI_Allreduce for %d MPI_Bcast, want two per round", r, n, b)
+			}
+			for w := 1; w <= 4; w++ {
+				seq := tr[w]
+				if count(seq, "CPU_Exec") == 0 || slices.Contains(seq, "MPI_Allreduce") {
+					t.Errorf("rank %d worker %d: %d CPU_Exec calls, MPI calls %v", r, w, count(seq, "CPU_Exec"), slices.Contains(seq, "MPI_Allreduce"))
+				}
+				in, out := critPairs(seq)
+				buggy := bug && r == 1 && w == 4
+				switch {
+				case in+out == 0:
+					t.Errorf("trace %d.%d never updated its champion", r, w)
+				case buggy && (in != 0 || slices.Contains(seq, "GOMP_critical_start")):
+					t.Errorf("trace %d.%d has the bug but %d of its memcpy calls are in a critical section", r, w, in)
+				case !buggy && out != 0:
+					t.Errorf("trace %d.%d: %d memcpy calls outside a critical section", r, w, out)
+				}
+			}
+		}
+	}
+}
+
+func count(seq []string, name string) int {
+	n := 0
+	for _, s := range seq {
+		if s == name {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCaptureLauncherSignal ends a deadlocked job the way a user's timeout
+// does — SIGTERM to mpirun — and checks that the traces still show where
+// each rank hung.
+func TestCaptureLauncherSignal(t *testing.T) {
+	needE2E(t)
+	dir := filepath.Join(t.TempDir(), "sig")
+	a := []string{"-np", "2", "--oversubscribe", difftraceBin, "capture", "-o", dir, "--",
+		filepath.Join(examplesDir, "oddeven"), "--deadlock-bug", "1", "0"}
+	cmd := exec.Command("mpirun", a...)
+	cmd.Env = mpiEnv()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until both ranks are in the deadlock: both recorded their pid.
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		time.Sleep(500 * time.Millisecond)
+		if m, err := decode.ReadManifest(filepath.Join(dir, "run.json")); err == nil && len(m.Ranks) == 2 && m.Ranks[0].PID > 0 && m.Ranks[1].PID > 0 {
+			break
+		}
+	}
+	time.Sleep(4 * time.Second) // MPI_Init, then the deadlock
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	m := waitRun(t, dir, 2)
+	for _, r := range m.Ranks {
+		if r.Exited || r.KilledByTimeout || !strings.Contains(r.Note, "from the launcher") {
+			t.Errorf("rank %d: exited %v by timeout %v note %q", r.Rank, r.Exited, r.KilledByTimeout, r.Note)
+		}
+		seq := traces(t, dir, r.Rank)[0]
+		if len(seq) == 0 || seq[len(seq)-1] != "MPI_Recv" {
+			t.Errorf("rank %d's trace ends %v, want it inside MPI_Recv\n%s", r.Rank, seq[max(0, len(seq)-6):], out.String())
+		}
+	}
+}
+
+const blockSrc = `
+#include <unistd.h>
+int step(int x) { return x + 1; }
+void wait_forever(void) { step(1); pause(); }
+int main(void) { wait_forever(); return 0; }
+`
+
+func compile(t *testing.T, name, src string, flags ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	c := filepath.Join(dir, name+".c")
+	os.WriteFile(c, []byte(src), 0o644)
+	bin := filepath.Join(dir, name)
+	if out, err := exec.Command("gcc", append([]string{"-O0", "-g", "-o", bin, c}, flags...)...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestCaptureProgramKilled kills the traced program itself with SIGKILL:
+// no snapshot is possible, but the trace up to the last recorded call and
+// the manifest's account of the death must be there.
+func TestCaptureProgramKilled(t *testing.T) {
+	needE2E(t)
+	bin := compile(t, "block", blockSrc)
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(difftraceBin, "capture", "-o", dir, "--", bin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := 0
+	for i := 0; i < 100 && pid == 0; i++ {
+		time.Sleep(100 * time.Millisecond)
+		if m, err := decode.ReadManifest(filepath.Join(dir, "run.json")); err == nil && len(m.Ranks) == 1 {
+			pid = m.Ranks[0].PID
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("the manifest never named the program's pid\n%s", out.String())
+	}
+	time.Sleep(500 * time.Millisecond)
+	syscall.Kill(pid, syscall.SIGKILL)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+9 {
+		t.Errorf("capture exited with %v, want status 137 (128 + SIGKILL)\n%s", err, out.String())
+	}
+	r := manifest(t, dir).Ranks[0]
+	if r.Exited || r.Signal != "SIGKILL" || r.KilledByTimeout || !strings.Contains(r.Note, "from outside capture") || r.PID != pid {
+		t.Errorf("rank entry: %+v", r)
+	}
+	if got, want := traces(t, dir, 0)[0], []string{"main", "wait_forever", "step", "}"}; !slices.Equal(got, want) {
+		t.Errorf("trace %v, want the calls recorded before the kill, %v", got, want)
+	}
+}
+
+// TestCaptureErrors checks that each way capture cannot work says so
+// clearly, without traces left behind.
+func TestCaptureErrors(t *testing.T) {
+	needE2E(t)
+	dt := difftraceBin
+	block := compile(t, "block", blockSrc)
+	stripped := filepath.Join(t.TempDir(), "stripped")
+	if out, err := exec.Command("strip", "-o", stripped, block).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	script := filepath.Join(t.TempDir(), "run.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\nexec true\n"), 0o755)
+	ok := compile(t, "ok", "int main(void) { return 0; }")
+	run := func(env []string, args ...string) string {
+		cmd := exec.Command(dt, args...)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Errorf("difftrace %v succeeded:\n%s", args, out)
+		}
+		return string(out)
+	}
+	for _, c := range []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"no uftrace", []string{"PATH=" + t.TempDir()}, []string{"capture", "-o", t.TempDir() + "/r", "--", ok}, "uftrace is not installed"},
+		{"stripped", nil, []string{"capture", "-o", t.TempDir() + "/r", "--", stripped}, "no symbol table"},
+		{"script", nil, []string{"capture", "-o", t.TempDir() + "/r", "--", script}, "not an ELF executable"},
+		{"no program", nil, []string{"capture", "-o", t.TempDir() + "/r", "--", "/no/such/program"}, "/no/such/program"},
+		{"pin", []string{"PIN_ROOT="}, []string{"capture", "--backend", "pin", "-o", t.TempDir() + "/r", "--", ok}, "Pin not found"},
+	} {
+		if out := run(c.env, c.args...); !strings.Contains(out, c.want) {
+			t.Errorf("%s: output %q lacks %q", c.name, out, c.want)
+		}
+	}
+
+	// A directory holding another run is refused, then replaced with --force.
+	dir := filepath.Join(t.TempDir(), "run")
+	if out, err := exec.Command(dt, "capture", "-o", dir, "--", ok).CombinedOutput(); err != nil {
+		t.Fatalf("first capture: %v\n%s", err, out)
+	}
+	first := manifest(t, dir)
+	if out := run(nil, "capture", "-o", dir, "--", ok); !strings.Contains(out, "already holds another run") {
+		t.Errorf("second capture into %s: %s", dir, out)
+	}
+	if out, err := exec.Command(dt, "capture", "-o", dir, "--force", "--", ok).CombinedOutput(); err != nil {
+		t.Fatalf("capture --force: %v\n%s", err, out)
+	}
+	if m := manifest(t, dir); m.Launch == first.Launch || len(m.Ranks) != 1 {
+		t.Errorf("after --force the manifest is %+v", m)
+	}
+
+	// A full disk.
+	small := t.TempDir()
+	if err := syscall.Mount("tmpfs", small, "tmpfs", 0, "size=4k"); err != nil {
+		// An unprivileged container cannot mount; capture/record tests the
+		// same error on /dev/full.
+		t.Logf("not checking a full disk: cannot mount a small tmpfs (%v)", err)
+		return
+	}
+	defer syscall.Unmount(small, 0)
+	os.WriteFile(filepath.Join(small, "ballast"), make([]byte, 4<<10), 0o644)
+	if out := run(nil, "capture", "-o", filepath.Join(small, "run"), "--", ok); !strings.Contains(out, "no space left") {
+		t.Errorf("capture onto a full disk: %s", out)
+	}
+}
+
+// TestConvertCommand converts the raw uftrace recordings capture kept and
+// checks they give the very traces capture wrote.
+func TestConvertCommand(t *testing.T) {
+	needE2E(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	if out, err := captureMPI(t, 2, dir, []string{"--keep-uftrace"}, "oddeven"); err != nil {
+		t.Fatalf("mpirun: %v\n%s", err, out)
+	}
+	conv := filepath.Join(t.TempDir(), "conv")
+	out, err := exec.Command(difftraceBin, "convert", filepath.Join(dir, "uftrace.0"), filepath.Join(dir, "uftrace.1"), "-o", conv).CombinedOutput()
+	if err != nil {
+		t.Fatalf("convert: %v\n%s", err, out)
+	}
+	m := manifest(t, conv)
+	if len(m.Ranks) != 2 || m.Backend != "convert" {
+		t.Fatalf("converted manifest: %+v", m)
+	}
+	for r := 0; r < 2; r++ {
+		a, b := traces(t, dir, r), traces(t, conv, r)
+		if !slices.Equal(a[0], b[0]) {
+			t.Errorf("rank %d: captured %v, converted %v", r, a[0], b[0])
+		}
+		for _, f := range []string{"trace.%d.0", "trace.%d.info"} {
+			x, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf(f, r)))
+			y, _ := os.ReadFile(filepath.Join(conv, fmt.Sprintf(f, r)))
+			if !bytes.Equal(x, y) {
+				t.Errorf("%s differs between capture and convert", fmt.Sprintf(f, r))
+			}
+		}
+	}
+}

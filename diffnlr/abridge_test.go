@@ -1,0 +1,118 @@
+package diffnlr
+
+import (
+	"testing"
+
+	"github.com/difftrace/difftrace/nlr"
+)
+
+// manyChanges builds two traces with five one-element changes (L9^i in the
+// normal run, L8^i in the faulty one) between six common runs of ten
+// elements (Lk^1 … Lk^10 for run k).
+func manyChanges() (normal, faulty nlr.Sequence) {
+	for k := range int32(6) {
+		if k > 0 {
+			normal = append(normal, loop(9, k))
+			faulty = append(faulty, loop(8, k))
+		}
+		for j := range int32(10) {
+			normal = append(normal, loop(k, j+1))
+			faulty = append(faulty, loop(k, j+1))
+		}
+	}
+	return normal, faulty
+}
+
+func TestAbridgeChanges(t *testing.T) {
+	normal, faulty := manyChanges()
+	blocks := mustDiff(t, normal, faulty)
+	for _, c := range []struct {
+		name    string
+		abridge Abridge
+		want    string
+	}{
+		{"first and last", Abridge{Changes: 2}, `--- normal
++++ faulty
+  L0^1
+  L0^2
+  L0^3
+  … 4 more common …
+  L0^8
+  L0^9
+  L0^10
+- L9^1
++ L8^1
+  L1^1
+  L1^2
+  L1^3
+@@ … 3 more changes (34 common, 3 normal-only, 3 faulty-only elements) … @@
+  L4^8
+  L4^9
+  L4^10
+- L9^5
++ L8^5
+  L5^1
+  L5^2
+  L5^3
+  … 4 more common …
+  L5^8
+  L5^9
+  L5^10
+`},
+		{"last only", Abridge{Changes: 1, Context: 2}, `--- normal
++++ faulty
+  L0^1
+  L0^2
+@@ … 4 more changes (46 common, 4 normal-only, 4 faulty-only elements) … @@
+  L4^9
+  L4^10
+- L9^5
++ L8^5
+  L5^1
+  L5^2
+  … 6 more common …
+  L5^9
+  L5^10
+`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Picture{Blocks: blocks, Label: testLabel, Abridge: c.abridge}
+			if got := text(t, p, false); got != c.want {
+				t.Errorf("WriteText:\n%s\nwant:\n%s", got, c.want)
+			}
+		})
+	}
+}
+
+// The faulty run's end stays visible and marked when the changes before it
+// are hidden.
+func TestAbridgeKeepsEndMark(t *testing.T) {
+	normal, faulty := manyChanges()
+	normal = append(normal, sym("MPI_Finalize"))
+	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Abridge: Abridge{Changes: 2, Context: 1}}
+	want := `--- normal
++++ faulty
+  L0^1
+  … 8 more common …
+  L0^10
+- L9^1
++ L8^1
+  L1^1
+@@ … 4 more changes (48 common, 4 normal-only, 4 faulty-only elements) … @@
+  L5^10  <- faulty trace ends here
+- MPI_Finalize
+`
+	if got := text(t, p, false); got != want {
+		t.Errorf("WriteText:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestAbridgeDefaults(t *testing.T) {
+	got := Abridge{}.withDefaults()
+	if got != (Abridge{Context: 3, Changed: 8, Changes: 20}) {
+		t.Fatalf("defaults = %+v", got)
+	}
+	if Full.withDefaults() != Full {
+		t.Fatal("Full changes under defaults")
+	}
+}

@@ -1,0 +1,127 @@
+package diffnlr
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/difftrace/difftrace/nlr"
+)
+
+// Picture is a diffNLR ready to draw or print: the blocks of a Diff and what
+// the reader needs to understand them.
+type Picture struct {
+	Blocks []Block
+
+	// Title names the comparison, e.g. "diffNLR(5): normal vs faulty";
+	// empty gives "diffNLR".
+	Title string
+	// Normal and Faulty name the two runs; empty gives "normal" and "faulty".
+	Normal, Faulty string
+	// Label names an element, e.g. "MPI_Init" or "L1^16"; nil gives Label.
+	Label func(nlr.Element) string
+	// Legend lists the loop bodies the labels refer to, one per line, e.g.
+	// "L0 = [MPI_Send, MPI_Recv]".
+	Legend []string
+	// Abridge limits what long diffs show; the zero value is the default.
+	Abridge Abridge
+}
+
+// Label is the fallback element label, for callers without a symbol table:
+// "L1^16" for a loop, "#42" for symbol 42.
+func Label(e nlr.Element) string {
+	if e.IsLoop() {
+		return "L" + strconv.Itoa(int(e.Loop)) + "^" + strconv.Itoa(int(e.Count))
+	}
+	return "#" + strconv.FormatUint(uint64(e.Sym), 10)
+}
+
+func (p *Picture) title() string {
+	if p.Title == "" {
+		return "diffNLR"
+	}
+	return p.Title
+}
+
+func (p *Picture) names() (normal, faulty string) {
+	normal, faulty = p.Normal, p.Faulty
+	if normal == "" {
+		normal = "normal"
+	}
+	if faulty == "" {
+		faulty = "faulty"
+	}
+	return normal, faulty
+}
+
+func (p *Picture) label(e nlr.Element) string {
+	if p.Label == nil {
+		return Label(e)
+	}
+	return p.Label(e)
+}
+
+// hiddenText is the line that stands for hidden elements of kind k.
+func (p *Picture) hiddenText(k Kind, n int) string {
+	return fmt.Sprintf("… %s more %s …", thousands(n), k)
+}
+
+// skipText is the line that stands for changes that are not shown.
+func skipText(s *skipped) string {
+	return fmt.Sprintf("… %s more %s (%s common, %s normal-only, %s faulty-only elements) …",
+		thousands(s.changes), plural(s.changes, "change", "changes"),
+		thousands(s.common), thousands(s.normal), thousands(s.faulty))
+}
+
+// skipLines is skipText on two lines, for a box in the picture.
+func skipLines(s *skipped) string {
+	return fmt.Sprintf("… %s more %s …\n%s common, %s normal-only, %s faulty-only elements",
+		thousands(s.changes), plural(s.changes, "change", "changes"),
+		thousands(s.common), thousands(s.normal), thousands(s.faulty))
+}
+
+// endText marks the faulty run's last recorded event.
+func (p *Picture) endText() string {
+	_, faulty := p.names()
+	return faulty + " trace ends here"
+}
+
+// emptyText notes a trace with no elements, or "" when both have some.
+func (p *Picture) emptyText(v *view) string {
+	normal, faulty := p.names()
+	switch {
+	case v.normalLen == 0 && v.faultyLen == 0:
+		return "both traces are empty"
+	case v.normalLen == 0:
+		return "the " + normal + " trace is empty"
+	case v.faultyLen == 0:
+		return "the " + faulty + " trace is empty"
+	}
+	return ""
+}
+
+// thousands formats n with comma separators: 1234567 → "1,234,567".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3+1)
+	if neg {
+		out = append(out, '-')
+	}
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,179 @@
+package diffnlr
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/goccy/go-graphviz"
+	"github.com/goccy/go-graphviz/gvc"
+)
+
+// Format is an output format of Picture.Render.
+type Format string
+
+const (
+	SVG Format = "svg"
+	PNG Format = "png"
+	DOT Format = "dot" // the DOT source before layout, to edit and draw again with any Graphviz
+)
+
+// FormatOf picks the output format from a file name's extension: .svg, .png,
+// or .dot (also .gv).
+func FormatOf(path string) (Format, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
+		return SVG, nil
+	case ".png":
+		return PNG, nil
+	case ".dot", ".gv":
+		return DOT, nil
+	}
+	return "", fmt.Errorf("diffnlr: cannot tell the picture format of %q: name it *.svg, *.png or *.dot", path)
+}
+
+// PNG size limits. A picture is drawn at pngDPI; a tall one gets fewer dots
+// per inch (down to minDPI) so that neither side exceeds maxPixels, and
+// beyond that Graphviz scales the drawing down to fit. Long diffs read
+// better as SVG.
+const (
+	pngDPI    = 144
+	minDPI    = 36
+	maxPixels = 16000
+)
+
+// The Graphviz WebAssembly module of go-graphviz is one instance per
+// process, so renders take turns; the engine and its raster renderer are
+// made once.
+var gv struct {
+	sync.Mutex
+	g   *graphviz.Graphviz
+	png *rasterizer
+	err error
+}
+
+func graphvizEngine(ctx context.Context) (*graphviz.Graphviz, error) {
+	if gv.g != nil || gv.err != nil {
+		return gv.g, gv.err
+	}
+	gv.png = newRasterizer()
+	render, err := gvc.NewRenderPlugin(ctx, "png", gv.png,
+		gvc.WithRenderFeatures(gvc.RenderYGoesDown, gvc.RenderDoesTransform),
+		gvc.WithRenderQuality(10))
+	if err == nil {
+		var device *gvc.DevicePlugin
+		device, err = gvc.NewDevicePlugin(ctx, "png:png",
+			gvc.WithDeviceFeatures(gvc.DeviceBinaryFormat, gvc.DeviceDoesTrueColor),
+			gvc.WithDeviceQuality(10))
+		if err == nil {
+			gv.g, err = graphviz.NewWithPlugins(ctx, render, device)
+		}
+	}
+	if err != nil {
+		gv.err = fmt.Errorf("diffnlr: starting Graphviz: %w", err)
+	}
+	return gv.g, gv.err
+}
+
+// Render draws the picture in format f to w. SVG and PNG are laid out by
+// Graphviz's dot; DOT is the source it lays out.
+func (p *Picture) Render(w io.Writer, f Format) error {
+	g := p.graph()
+	if f == DOT {
+		_, err := w.Write(g.dot(nil))
+		return err
+	}
+	var extra []string
+	switch f {
+	case SVG:
+	case PNG:
+		// Rough size of the drawing in inches: rows of boxes, three columns.
+		hi := 1.2 + 0.2*float64(len(p.Legend)) + 0.62*float64(g.ranks)
+		wi := 3 * (0.5 + 0.1*float64(g.wide))
+		dpi := float64(pngDPI)
+		limit := float64(maxPixels - 64)
+		dpi = min(dpi, limit/hi, limit/wi)
+		dpi = max(dpi, minDPI)
+		extra = []string{
+			fmt.Sprintf(`dpi="%g"`, float64(int(dpi))),
+			fmt.Sprintf(`size="%g,%g"`, float64(int(limit/float64(int(dpi)))), float64(int(limit/float64(int(dpi))))),
+		}
+	default:
+		return fmt.Errorf("diffnlr: unknown picture format %q (want svg, png or dot)", f)
+	}
+	src := g.dot(extra)
+
+	ctx := context.Background()
+	gv.Lock()
+	defer gv.Unlock()
+	engine, err := graphvizEngine(ctx)
+	if err != nil {
+		return err
+	}
+	graph, err := graphviz.ParseBytes(src)
+	if err != nil {
+		return fmt.Errorf("diffnlr: Graphviz rejected the picture: %w", err)
+	}
+	defer graph.Close()
+	var buf bytes.Buffer
+	if err := engine.Render(ctx, graph, graphviz.Format(f), &buf); err != nil {
+		return fmt.Errorf("diffnlr: drawing the picture as %s: %w", strings.ToUpper(string(f)), err)
+	}
+	if buf.Len() == 0 {
+		return fmt.Errorf("diffnlr: Graphviz drew an empty %s picture", strings.ToUpper(string(f)))
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// WriteFile draws the picture to path in the format its extension names
+// (see FormatOf). It writes a temporary file next to path and renames it
+// into place, so path is either the old file or the whole new picture.
+func (p *Picture) WriteFile(path string) error {
+	f, err := FormatOf(path)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := p.Render(&buf, f); err != nil {
+		return err
+	}
+	return writeAtomic(path, buf.Bytes())
+}
+
+// writeAtomic writes data to a temporary file in path's directory and
+// renames it to path.
+func writeAtomic(path string, data []byte) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("diffnlr: writing %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("diffnlr: writing %s: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("diffnlr: writing %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("diffnlr: writing %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("diffnlr: writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,263 @@
+package diffnlr
+
+import (
+	"bytes"
+	"encoding/xml"
+	"image/color"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func swapPicture(t testing.TB) *Picture {
+	blocks, err := Diff(oddevenNormal, swapFaulty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Picture{Blocks: blocks, Title: "diffNLR(5): normal vs faulty", Label: testLabel, Legend: oddevenLegend}
+}
+
+func render(t *testing.T, p *Picture, f Format) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := p.Render(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// The SVG is well-formed XML with an <svg> root, and shows every label.
+func TestRenderSVG(t *testing.T) {
+	svg := render(t, swapPicture(t), SVG)
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	root := ""
+	var texts []string
+	inText := false
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("SVG is not well-formed XML: %v", err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if root == "" {
+				root = tok.Name.Local
+			}
+			inText = tok.Name.Local == "text"
+		case xml.CharData:
+			if inText {
+				texts = append(texts, string(tok))
+			}
+		case xml.EndElement:
+			inText = false
+		}
+	}
+	if root != "svg" {
+		t.Fatalf("SVG root element is <%s>", root)
+	}
+	all := strings.Join(texts, "|")
+	for _, want := range []string{"diffNLR(5): normal vs faulty", "MPI_Init", "MPI_Comm_rank", "MPI_Comm_size",
+		"L1^16", "L1^7", "L0^9", "MPI_Finalize", "L0 = [MPI_Send, MPI_Recv]", "only in faulty"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("SVG has no text %q; texts: %s", want, all)
+		}
+	}
+	for _, want := range []string{fillCommon, fillNormal, fillFaulty, borderNormal, borderFaulty} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("SVG does not use colour %s", want)
+		}
+	}
+}
+
+// The PNG decodes, has a sensible size, and shows boxes filled in the three
+// colours, their borders and the edges between them.
+func TestRenderPNG(t *testing.T) {
+	data := render(t, swapPicture(t), PNG)
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("PNG does not decode: %v", err)
+	}
+	b := img.Bounds()
+	if b.Dx() < 400 || b.Dx() > 1500 || b.Dy() < 600 || b.Dy() > 2000 {
+		t.Errorf("PNG is %d×%d pixels, want about 700×800", b.Dx(), b.Dy())
+	}
+	count := map[string]int{}
+	want := map[color.RGBA]string{
+		hex(fillCommon): "green fill", hex(fillNormal): "blue fill", hex(fillFaulty): "red fill",
+		hex(borderNormal): "blue border/edge", hex(borderFaulty): "red border/edge", hex(edgeStem): "grey edge",
+		{255, 255, 255, 255}: "white background",
+	}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, a := img.At(x, y).RGBA()
+			c := color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), uint8(a >> 8)}
+			if name, ok := want[c]; ok {
+				count[name]++
+			}
+		}
+	}
+	t.Logf("pixels by colour: %v", count)
+	for _, name := range want {
+		// A 2× picture: every box is thousands of pixels, every stroked
+		// line hundreds.
+		if count[name] < 150 {
+			t.Errorf("PNG has %d pixels of %s, want more", count[name], name)
+		}
+	}
+	if count["white background"] < b.Dx()*b.Dy()/2 {
+		t.Errorf("PNG is mostly not white: %d of %d pixels", count["white background"], b.Dx()*b.Dy())
+	}
+}
+
+func hex(s string) color.RGBA {
+	var c color.RGBA
+	c.A = 255
+	for i, p := range []*uint8{&c.R, &c.G, &c.B} {
+		var v uint8
+		for _, ch := range s[1+2*i : 3+2*i] {
+			v <<= 4
+			switch {
+			case ch >= '0' && ch <= '9':
+				v |= uint8(ch - '0')
+			default:
+				v |= uint8(ch-'a') + 10
+			}
+		}
+		*p = v
+	}
+	return c
+}
+
+// The same picture twice gives the same bytes, in every format.
+func TestRenderDeterministic(t *testing.T) {
+	for _, f := range []Format{SVG, PNG, DOT} {
+		a := render(t, swapPicture(t), f)
+		b := render(t, swapPicture(t), f)
+		if !bytes.Equal(a, b) {
+			t.Errorf("two %s renders differ", f)
+		}
+	}
+}
+
+// A long diff is too tall for 144 dpi: the PNG gets fewer dots per inch and
+// stays within maxPixels.
+func TestRenderPNGTall(t *testing.T) {
+	normal, faulty := manyChanges()
+	for range 3 {
+		normal = append(normal, normal...)
+		faulty = append(faulty, faulty...)
+	}
+	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Abridge: Abridge{Context: 3, Changes: 36}}
+	img, err := png.Decode(bytes.NewReader(render(t, p, PNG)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// About 300 rows of boxes, 190 inches: 27,000 pixels at 144 dpi.
+	b := img.Bounds()
+	if b.Dy() > maxPixels || b.Dx() > maxPixels || b.Dy() < maxPixels/2 {
+		t.Errorf("tall PNG is %d×%d pixels, want at most %d and at least half that tall", b.Dx(), b.Dy(), maxPixels)
+	}
+}
+
+func TestFormatOf(t *testing.T) {
+	for path, want := range map[string]Format{
+		"a.svg": SVG, "dir/b.SVG": SVG, "c.png": PNG, "d.dot": DOT, "e.gv": DOT,
+	} {
+		if got, err := FormatOf(path); err != nil || got != want {
+			t.Errorf("FormatOf(%q) = %q, %v; want %q", path, got, err, want)
+		}
+	}
+	for _, path := range []string{"x.jpg", "noext", "svg"} {
+		if _, err := FormatOf(path); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("FormatOf(%q): err = %v, want one naming the file", path, err)
+		}
+	}
+	if err := swapPicture(t).Render(io.Discard, Format("pdf")); err == nil {
+		t.Error("Render accepted format pdf")
+	}
+}
+
+// WriteFile writes each format by extension, replaces an old file whole,
+// and leaves no temporary file behind, even when it fails.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	p := swapPicture(t)
+	for _, name := range []string{"d.svg", "d.png", "d.dot", "d.gv"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.WriteFile(path); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := FormatOf(name)
+		if !bytes.Equal(got, render(t, p, f)) {
+			t.Errorf("%s does not hold the %s rendering", name, f)
+		}
+	}
+	if err := p.WriteFile(filepath.Join(dir, "d.jpg")); err == nil {
+		t.Error("WriteFile wrote a .jpg")
+	}
+	if err := p.WriteFile(filepath.Join(dir, "missing", "d.svg")); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("WriteFile into a missing directory: err = %v", err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "d.dot d.gv d.png d.svg" {
+		t.Errorf("directory holds %s, want only the four pictures", got)
+	}
+	if info, err := os.Stat(filepath.Join(dir, "d.svg")); err != nil || info.Mode().Perm() != 0o644 {
+		t.Errorf("d.svg mode %v, %v; want 0644", info.Mode(), err)
+	}
+}
+
+// An empty diff still draws: a title and a note that both traces are empty.
+func TestRenderEmpty(t *testing.T) {
+	p := &Picture{Label: testLabel}
+	svg := render(t, p, SVG)
+	if !bytes.Contains(svg, []byte("both traces are empty")) {
+		t.Error("empty picture does not say the traces are empty")
+	}
+	if _, err := png.Decode(bytes.NewReader(render(t, p, PNG))); err != nil {
+		t.Error(err)
+	}
+}
+
+// Renders from several goroutines take turns on the one Graphviz instance
+// and all give the same picture.
+func TestRenderConcurrent(t *testing.T) {
+	want := render(t, swapPicture(t), SVG)
+	errs := make(chan error, 4)
+	outs := make(chan []byte, 4)
+	for range 4 {
+		go func() {
+			var b bytes.Buffer
+			errs <- swapPicture(t).Render(&b, SVG)
+			outs <- b.Bytes()
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		if got := <-outs; !bytes.Equal(got, want) {
+			t.Error("a concurrent render differs")
+		}
+	}
+}

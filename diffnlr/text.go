@@ -1,0 +1,76 @@
+package diffnlr
+
+import (
+	"bufio"
+	"io"
+)
+
+// ANSI styles of the text diff: the picture's colours, blue for the normal
+// run and red for the faulty run.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiBlue   = "\x1b[34m"
+	ansiRed    = "\x1b[31m"
+	ansiCyan   = "\x1b[36m"
+	ansiMarker = "\x1b[1;31m"
+)
+
+// WriteText prints the diff like a unified diff: a "--- normal" and a
+// "+++ faulty" header, then one element per line, "  " before a common
+// element, "- " before one only in the normal run and "+ " before one only
+// in the faulty run, abridged as p.Abridge says. When the traces end
+// differently the faulty run's last event is followed by
+// "  <- faulty trace ends here". With color, lines get ANSI colours (blue
+// for the normal run, red for the faulty run, as in the picture); callers
+// pass true only when writing to a terminal or when asked.
+func (p *Picture) WriteText(w io.Writer, color bool) error {
+	v := abridge(p.Blocks, p.Abridge)
+	bw := bufio.NewWriter(w)
+	line := func(style, text string) {
+		if color && style != "" {
+			bw.WriteString(style)
+			bw.WriteString(text)
+			bw.WriteString(ansiReset)
+		} else {
+			bw.WriteString(text)
+		}
+	}
+	normal, faulty := p.names()
+	line(ansiBold, "--- "+normal)
+	bw.WriteByte('\n')
+	line(ansiBold, "+++ "+faulty)
+	bw.WriteByte('\n')
+	for _, pt := range v.parts {
+		if pt.skip != nil {
+			line(ansiCyan, "@@ "+skipText(pt.skip)+" @@")
+			bw.WriteByte('\n')
+			continue
+		}
+		prefix, style := "  ", ""
+		switch pt.kind {
+		case NormalOnly:
+			prefix, style = "- ", ansiBlue
+		case FaultyOnly:
+			prefix, style = "+ ", ansiRed
+		}
+		for _, r := range pt.rows {
+			if r.hidden > 0 {
+				line(ansiDim, prefix+p.hiddenText(pt.kind, r.hidden))
+			} else {
+				line(style, prefix+p.label(r.elem))
+			}
+			if r.last {
+				bw.WriteString("  ")
+				line(ansiMarker, "<- "+p.endText())
+			}
+			bw.WriteByte('\n')
+		}
+	}
+	if s := p.emptyText(&v); s != "" {
+		line(ansiDim, "  ("+s+")")
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}

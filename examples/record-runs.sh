@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Records the example runs committed under testdata/runs (make examples):
+# the odd/even sort (seeds/002 §3.2.7) normal, with swapBug and with dlBug,
+# and ILCS (§3.4) normal and with each of its three bugs.
+#
+#   examples/record-runs.sh DIFFTRACE EXAMPLES_DIR OUT_DIR
+set -euo pipefail
+DT=$(realpath "$1")
+EX=$(realpath "$2")
+OUT=$3
+mkdir -p "$OUT"
+
+# Open MPI as root, oversubscribing a small machine.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+# record NAME NP [capture flags] -- PROGRAM [ARGS]: a run whose program may
+# fail (the deadlocks do, by design); then wait until every rank's recorder
+# has written its traces (a killed job's recorders finish after mpirun).
+record() {
+	local name=$1 np=$2
+	shift 2
+	echo "recording $name ($np ranks)"
+	mpirun -np "$np" "$DT" capture --force -o "$OUT/$name" "$@" >"$OUT/.$name.log" 2>&1 || true
+	for _ in $(seq 600); do
+		local ranks ended
+		ranks=$(grep -c '"rank":' "$OUT/$name/run.json" || true)
+		ended=$(grep -c '"end": "0001-01-01T00:00:00Z"' "$OUT/$name/run.json" || true)
+		if [ "$ranks" -eq "$np" ] && [ "$ended" -eq 0 ]; then
+			rm -f "$OUT/$name/.run.lock" "$OUT/.$name.log"
+			return
+		fi
+		sleep 0.1
+	done
+	echo "$name: the run did not complete; mpirun said:" >&2
+	cat "$OUT/.$name.log" >&2
+	exit 1
+}
+
+record oddeven4-normal 4 -- "$EX/oddeven"
+record oddeven-normal 16 -- "$EX/oddeven"
+record oddeven-swapbug 16 -- "$EX/oddeven" --swap-bug 5 7
+record oddeven-dlbug 16 --timeout 10s -- "$EX/oddeven" --deadlock-bug 5 7
+record ilcs-normal 8 -- "$EX/ilcs"
+record ilcs-critbug 8 -- "$EX/ilcs" --crit-bug 6 4
+record ilcs-dlbug 8 --timeout 10s -- "$EX/ilcs" --count-bug 2
+record ilcs-maxbug 8 -- "$EX/ilcs" --max-bug 0
+du -sh "$OUT"
