@@ -127,17 +127,24 @@ func (c *Comparison) Processes() []trace.ID {
 // Notes returns what the user should know about the runs: the decoder's
 // notes and the traces that exist in one run only.
 func (c *Comparison) Notes() []string {
-	var out []string
-	for _, run := range c.Runs {
-		for _, n := range run.Notes {
-			out = append(out, run.Dir+": "+n)
-		}
-	}
+	out := c.runNotes()
 	names := []string{"normal", "faulty"}
 	for r := range c.Runs {
 		if only := c.OnlyIn(r); len(only) > 0 {
 			out = append(out, fmt.Sprintf("traces only in the %s run (%s): %s; they are compared as traces with no calls in the other run",
 				names[r], c.Runs[r].Dir, idList(only)))
+		}
+	}
+	return out
+}
+
+// runNotes returns the decoder's notes on the runs, each after its run
+// directory.
+func (c *Comparison) runNotes() []string {
+	var out []string
+	for _, run := range c.Runs {
+		for _, n := range run.Notes {
+			out = append(out, run.Dir+": "+n)
 		}
 	}
 	return out

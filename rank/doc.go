@@ -23,6 +23,20 @@
 //   - Sweep runs Analyze over a whole grid in parallel and sorts the rows
 //     into the ranking table, ending with a Consensus.
 //
+// What a ranking can see: only calls. A bug that changes which calls a
+// trace makes, how often, or where it stops (a swapped Send/Recv, a
+// missing critical section, a deadlock) changes its attributes and its
+// JSM_D row. A bug that changes values but not calls — ilcs --max-bug,
+// which reduces with MPI_MAX instead of MPI_MIN — is invisible until it
+// changes control flow: on the committed ilcs-maxbug run no MPI, OpenMP or
+// memory filter finds any suspect, and the only differences left are those
+// of the command line itself (the extra arguments parsed with strcmp and
+// atoi in every process), which make the master threads the "suspects" of
+// the str and all filters.
+// Likewise, in a deadlock every rank stops somewhere and many JSM_D rows
+// move alike; the suspects are then the ranks stuck in the same way, and
+// progress change (how many loop iterations a trace lost) orders them.
+//
 // Results are deterministic: every parallel step writes to its own slot and
 // nothing depends on the order goroutines finish, so the output is the same
 // byte for byte whatever the number of cores.

@@ -107,10 +107,12 @@ type Ranking struct {
 	// Consensus at thread and at process level.
 	ThreadVotes  []Vote `json:"consensus_threads"`
 	ProcessVotes []Vote `json:"consensus_processes"`
-	// Traces that exist in one run only.
+	// Traces that exist in one run only (they are compared as traces with
+	// no calls in the other run).
 	OnlyNormal []string `json:"only_normal,omitempty"`
 	OnlyFaulty []string `json:"only_faulty,omitempty"`
-	Notes      []string `json:"notes,omitempty"`
+	// Notes are what the decoder and the analysis report about the runs.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Dropped is a filter left out of a pruned grid: it keeps no call in the
@@ -148,7 +150,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 	}
 	rk := &Ranking{
 		Normal: c.Runs[Normal].Dir, Faulty: c.Runs[Faulty].Dir, Ks: g.Ks,
-		OnlyNormal: idStrings(c.OnlyIn(Normal)), OnlyFaulty: idStrings(c.OnlyIn(Faulty)), Notes: c.Notes(),
+		OnlyNormal: idStrings(c.OnlyIn(Normal)), OnlyFaulty: idStrings(c.OnlyIn(Faulty)), Notes: c.runNotes(),
 	}
 	fs := g.Filters
 	if g.Prune {
