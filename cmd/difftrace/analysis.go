@@ -86,6 +86,24 @@ func runNames(c *rank.Comparison) []string {
 	return []string{"normal", "faulty"}
 }
 
+// runArgs accepts between least and most run directories, and otherwise
+// says what the command takes (its usage line) and how many it got.
+func runArgs(least, most int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) >= least && len(args) <= most {
+			return nil
+		}
+		want := "one run directory"
+		switch {
+		case least == 2:
+			want = "two run directories, the normal run and the faulty one"
+		case most == 2:
+			want = "one run directory, or two (the normal run and the faulty one)"
+		}
+		return fmt.Errorf("%s takes %s; got %d argument(s) (usage: difftrace %s)", cmd.Name(), want, len(args), cmd.Use)
+	}
+}
+
 // filterHelp lists the filter presets for help texts.
 func filterHelp() string {
 	var b strings.Builder

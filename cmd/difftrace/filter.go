@@ -33,7 +33,7 @@ A spec is one or more terms joined by "+", kept as a union:
 		Example: `  difftrace filter testdata/runs/oddeven4-normal --filter mpi
   difftrace filter testdata/runs/ilcs-normal --filter omp.crit+mem --trace 6.4
   difftrace filter faulty/ --filter mpi.col+cust=CPU_Exec --format count`,
-		Args:              cobra.ExactArgs(1),
+		Args:              runArgs(1, 1),
 		ValidArgsFunction: completeRunDir,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, _, _, err := f.parse()

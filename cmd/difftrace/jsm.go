@@ -38,7 +38,7 @@ matrix name with two runs). Without -o the matrices are printed as text.`,
 		Example: `  difftrace jsm testdata/runs/oddeven4-normal --filter mpi -o jsm.png
   difftrace jsm testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug --filter mpi -o jsm.png
   difftrace jsm normal/ faulty/ --filter omp.crit+mem --attrs sing.log10 -o jsm.csv`,
-		Args:              cobra.RangeArgs(1, 2),
+		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, mode, level, err := f.parse()

@@ -40,7 +40,7 @@ or log10 (entry:⌊log10 frequency⌋).`,
 		Example: `  difftrace lattice testdata/runs/oddeven4-normal --filter mpi --attrs sing.noFreq
   difftrace lattice testdata/runs/oddeven4-normal --filter mpi -o lattice.svg
   difftrace lattice faulty/ --filter omp.crit+mem --attrs doub.log10 --level process -o lattice.png`,
-		Args:              cobra.ExactArgs(1),
+		Args:              runArgs(1, 1),
 		ValidArgsFunction: completeRunDir,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, mode, level, err := f.parse()

@@ -38,7 +38,7 @@ of its 16 iterations shows 7.`,
 		Example: `  difftrace nlr testdata/runs/oddeven4-normal --filter mpi
   difftrace nlr testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug --filter mpi --trace 5
   difftrace nlr normal/ faulty/ --filter omp.crit+mem --k 20 --format json`,
-		Args:              cobra.RangeArgs(1, 2),
+		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, _, _, err := f.parse()

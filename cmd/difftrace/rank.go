@@ -68,7 +68,7 @@ without repeating them.`,
   difftrace diffnlr 5
   difftrace rank normal/ faulty/ --filters mpi,omp.crit+mem --custom CPU_Exec --attrs sing.noFreq,doub.log10
   difftrace rank normal/ faulty/ --linkage ward --k 10,50 --format json -o ranking.json`,
-		Args:              cobra.ExactArgs(2),
+		Args:              runArgs(2, 2),
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			grid, err := f.grid()
