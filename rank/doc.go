@@ -14,13 +14,16 @@
 //     NLR discoverer per (filter, K); then it folds each (filter, K) over both
 //     runs with one loop table (nlr.Fold, normal run first). Memory is the
 //     NLRs of the filtered traces, never the raw events.
-//   - NLR.Contexts builds the formal contexts of both runs over the union of
+//   - NLR.Context builds the formal contexts of both runs over the union of
 //     trace IDs, at thread or process level (see Level).
-//   - Analyze computes, per (filter, K, attribute mode), JSM_normal,
-//     JSM_faulty and JSM_D = |JSM_faulty − JSM_normal|, the suspicious traces
-//     (see Scores), and per linkage both dendrograms of the distance
-//     1 − JSM and their B-score.
-//   - Sweep runs Analyze over a whole grid in parallel and sorts the rows
+//   - NLR.Similarity adds the concept lattices and the JSMs read off them
+//     (the lattice and jsm commands).
+//   - The sweep's analysis computes, per (filter, K, attribute mode),
+//     JSM_normal and JSM_faulty (from attribute bitsets: the same values as
+//     the lattice's, without building lattices nobody looks at), JSM_D =
+//     |JSM_faulty − JSM_normal|, the suspicious traces (see Scores), and per
+//     linkage both dendrograms of the distance 1 − JSM and their B-score.
+//   - Sweep runs that analysis over a whole grid in parallel and sorts the rows
 //     into the ranking table, ending with a Consensus.
 //
 // What a ranking can see: only calls. A bug that changes which calls a

@@ -61,12 +61,17 @@ func (c *Comparison) Objects(l Level) []trace.ID {
 // the mode sing.noFreq: its attributes are the thread level's, named as
 // there.)
 func (n *NLR) Context(r int, m fca.Mode, l Level) (*fca.Context, error) {
-	c := n.c
-	names := n.Names()
-	tc, err := fca.NewContext(m, c.IDs, n.Seqs[r], names)
+	tc, err := fca.NewContext(m, n.c.IDs, n.Seqs[r], n.Names())
 	if err != nil || l == Threads {
 		return tc, err
 	}
+	return n.processContext(tc)
+}
+
+// processContext returns the process-level context whose thread-level
+// context is tc (see Context).
+func (n *NLR) processContext(tc *fca.Context) (*fca.Context, error) {
+	c := n.c
 	// Process level: a context of sing.noFreq over made-up symbols, one per
 	// thread-level attribute (symbol a+1 stands for attribute a), whose
 	// sequence for process P lists the union of its threads' attributes.

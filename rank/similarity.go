@@ -17,25 +17,50 @@ type Similarity struct {
 	IDs     []trace.ID     // the objects, rows and columns of every matrix
 	Ctx     []*fca.Context // per run
 	JSM     []*fca.JSM     // per run: JSM_normal, JSM_faulty
-	Lattice []*fca.Lattice // per run; nil where the JSM came from bitsets
+	Lattice []*fca.Lattice // per run; nil where the JSM came from bitsets (always in a sweep)
 	Notices []string       // why a JSM was computed from bitsets, if one was
 }
 
 // Similarity builds the contexts, lattices and JSMs of every run at level l
-// under mode m.
+// under mode m; each JSM is read off its run's lattice (fca.Similarity).
 func (n *NLR) Similarity(m fca.Mode, l Level) (*Similarity, error) {
-	s := &Similarity{Level: l, IDs: n.c.Objects(l)}
+	return n.similarity(m, l, true)
+}
+
+// similarity builds the contexts and JSMs of every run at level l under
+// mode m, with the lattices when lattices is set. Without them each JSM is
+// computed from the attribute bitsets (fca.BitsetJSM): the same values (fca
+// tests that both ways agree), at a cost bounded by the number of distinct
+// attribute sets squared, where a lattice can have exponentially many
+// concepts. The sweep, which shows no lattice, takes this way.
+func (n *NLR) similarity(m fca.Mode, l Level, lattices bool) (*Similarity, error) {
+	ctxs := make([]*fca.Context, len(n.c.Runs))
 	for r := range n.c.Runs {
-		ctx, err := n.Context(r, m, l)
-		if err != nil {
+		var err error
+		if ctxs[r], err = n.Context(r, m, l); err != nil {
 			return nil, err
 		}
-		j, lat, err := fca.Similarity(ctx, fca.Limits{})
-		if err != nil {
-			return nil, err
-		}
-		if j.Notice() != "" {
-			s.Notices = append(s.Notices, n.c.Runs[r].Dir+": "+j.Notice())
+	}
+	return n.similarityOf(l, ctxs, lattices)
+}
+
+// similarityOf computes the JSMs (and lattices, if asked) of the contexts
+// ctxs of every run at level l.
+func (n *NLR) similarityOf(l Level, ctxs []*fca.Context, lattices bool) (*Similarity, error) {
+	s := &Similarity{Level: l, IDs: n.c.Objects(l)}
+	for r, ctx := range ctxs {
+		var err error
+		var j *fca.JSM
+		var lat *fca.Lattice
+		if lattices {
+			if j, lat, err = fca.Similarity(ctx, fca.Limits{}); err != nil {
+				return nil, err
+			}
+			if j.Notice() != "" {
+				s.Notices = append(s.Notices, n.c.Runs[r].Dir+": "+j.Notice())
+			}
+		} else {
+			j = fca.BitsetJSM(ctx)
 		}
 		s.Ctx = append(s.Ctx, ctx)
 		s.JSM = append(s.JSM, j)

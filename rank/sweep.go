@@ -252,6 +252,7 @@ type levelResult struct {
 // and their B-score.
 func (c *Comparison) analyze(n *NLR, m fca.Mode, links []cluster.Method) (analysis, error) {
 	var a analysis
+	var threadCtx []*fca.Context
 	for _, l := range []Level{Threads, Processes} {
 		if l == Processes && c.singleThreaded() {
 			// One thread per process in both runs: the process level has
@@ -264,7 +265,25 @@ func (c *Comparison) analyze(n *NLR, m fca.Mode, links []cluster.Method) (analys
 			a.level[Processes] = p
 			continue
 		}
-		s, err := n.Similarity(m, l)
+		var s *Similarity
+		var err error
+		if l == Threads {
+			s, err = n.similarity(m, l, false)
+			if s != nil {
+				threadCtx = s.Ctx
+			}
+		} else {
+			// The process contexts merge the thread contexts just built.
+			ctxs := make([]*fca.Context, len(threadCtx))
+			for r, tc := range threadCtx {
+				if ctxs[r], err = n.processContext(tc); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				s, err = n.similarityOf(l, ctxs, false)
+			}
+		}
 		if err != nil {
 			return a, fmt.Errorf("filter %s, K = %d, %s, %s level: %v", n.Filter.Name(), n.K, m, l, err)
 		}
