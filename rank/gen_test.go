@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/difftrace/difftrace/capture"
@@ -232,4 +233,43 @@ func genThread(spec genSpec, p, th, side int, id []uint16) []uint16 {
 	call(freeF)
 	call(finF)
 	return append(v, 0)
+}
+
+// TestGeneratedRuns checks the generator on a small spec: the runs decode
+// with every trace at least spec.Events long, and the ranking finds the two
+// planted bugs, as BenchmarkRankGenerated requires at full size.
+func TestGeneratedRuns(t *testing.T) {
+	dir := t.TempDir()
+	spec := genSpec{Procs: 16, Threads: 4, Events: 5000, Rows: 16, BugRows: 6, BugCrit: [2]int{9, 3}}
+	normal, faulty := filepath.Join(dir, "normal"), filepath.Join(dir, "faulty")
+	n, err := writeGenRun(normal, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Faulty = true
+	if _, err := writeGenRun(faulty, spec); err != nil {
+		t.Fatal(err)
+	}
+	if n < 64*5000 || n > 64*5100 {
+		t.Errorf("%d events in the normal run, want about 64 × 5,000", n)
+	}
+	c, err := Open([]string{normal, faulty}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.IDs) != 64 || len(c.Runs[Faulty].Notes) != 0 {
+		t.Fatalf("%d traces, notes %v", len(c.IDs), c.Runs[Faulty].Notes)
+	}
+	for _, p := range c.Runs[Normal].Procs {
+		for _, th := range p.Rank.Threads {
+			if th.Events < 5000 {
+				t.Errorf("trace %d.%d: %d events", p.Rank.Rank, th.Thread, th.Events)
+			}
+		}
+	}
+	rk, err := c.Sweep(defaultGrid(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlanted(t, rk, spec)
 }
