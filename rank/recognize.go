@@ -3,7 +3,6 @@ package rank
 import (
 	"fmt"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
@@ -172,7 +171,7 @@ func (c *Comparison) pass(r int, masks []*filters.Mask, newSink func(i int) func
 		for f, m := range masks {
 			streams[f] = m.Stream()
 		}
-		buf := make([]trace.Symbol, 0, decode.ChunkSize)
+		var buf []trace.Symbol // grows to the largest filtered chunk
 		return run.Stream(id, func(chunk []trace.Symbol) error {
 			for f, st := range streams {
 				buf = st.Append(buf[:0], chunk)
