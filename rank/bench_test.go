@@ -72,7 +72,8 @@ func BenchmarkRankExamples(b *testing.B) {
 // events each, 204.8 million events in all, with the default grid. The
 // faulty run has two planted bugs, and the benchmark fails unless the
 // consensus finds both: the master of process 137 runs one more kernel per
-// step from mid-run on, and worker 611.2 drops its critical sections.
+// step from mid-run on, and worker 152.2 drops its critical sections from
+// mid-run on.
 //
 // DIFFTRACE_BENCH_SCALE=small runs 64 processes × 4 threads × 20,000 events
 // instead, for a quick check.
