@@ -39,33 +39,48 @@ type attrKey struct {
 // many times the two entries appear next to each other. A sequence of one
 // entry has no pairs.
 func attributes(m Mode, seq nlr.Sequence) []attrKey {
+	// One map lookup per entry: the map gives the key's position in keys,
+	// freq adds up at that position. Single entries are 8-byte keys, which
+	// Go's maps hash fastest.
 	var keys []attrKey
-	freq := map[attrKey]int64{}
-	add := func(k attrKey, n int64) {
-		if _, ok := freq[k]; !ok {
-			keys = append(keys, k)
-		}
-		freq[k] += n
-	}
+	var freq []int64
 	if m.Double {
+		index := make(map[[2]entry]int32)
 		for i := 0; i+1 < len(seq); i++ {
-			add(attrKey{a: entryOf(seq[i]), b: entryOf(seq[i+1])}, 1)
+			k := [2]entry{entryOf(seq[i]), entryOf(seq[i+1])}
+			at, ok := index[k]
+			if !ok {
+				at = int32(len(keys))
+				index[k] = at
+				keys = append(keys, attrKey{a: k[0], b: k[1]})
+				freq = append(freq, 0)
+			}
+			freq[at]++
 		}
 	} else {
+		index := make(map[entry]int32)
 		for _, e := range seq {
+			k := entryOf(e)
+			at, ok := index[k]
+			if !ok {
+				at = int32(len(keys))
+				index[k] = at
+				keys = append(keys, attrKey{a: k})
+				freq = append(freq, 0)
+			}
 			n := int64(1)
 			if e.IsLoop() {
 				n = int64(e.Count)
 			}
-			add(attrKey{a: entryOf(e)}, n)
+			freq[at] += n
 		}
 	}
-	for i, k := range keys {
+	for i := range keys {
 		switch m.Freq {
 		case Actual:
-			keys[i].freq = freq[k]
+			keys[i].freq = freq[i]
 		case Log10:
-			keys[i].freq = floorLog10(freq[k])
+			keys[i].freq = floorLog10(freq[i])
 		}
 	}
 	return keys

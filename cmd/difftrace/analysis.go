@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/rank"
+)
+
+// analysisFlags are the flags of the commands that run the analysis
+// pipeline on one (filter, K, attribute mode): filter, nlr, lattice, jsm.
+type analysisFlags struct {
+	readFlags
+	filter string
+	k      int
+	attrs  string
+	level  string
+}
+
+func (f *analysisFlags) registerFilter(cmd *cobra.Command, def string) {
+	cmd.Flags().StringVarP(&f.filter, "filter", "f", def,
+		`which calls to keep: presets joined by "+", e.g. mpi, omp.crit, mem, all, mpi+omp.crit+cust=CPU_Exec (see "difftrace rank --help" for the list)`)
+}
+
+func (f *analysisFlags) registerK(cmd *cobra.Command) {
+	cmd.Flags().IntVarP(&f.k, "k", "k", 10, "longest loop body NLR looks for (the cost grows with K²)")
+}
+
+func (f *analysisFlags) registerAttrs(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.attrs, "attrs", "a", "sing.noFreq",
+		"attributes of a trace: sing or doub (single entries or consecutive pairs) . noFreq, actual or log10 (frequency)")
+	cmd.Flags().StringVar(&f.level, "level", "thread", "objects of the analysis: thread (each trace) or process (its threads' attributes merged)")
+}
+
+// parse checks the flags the command registered.
+func (f *analysisFlags) parse() (*filters.Filter, fca.Mode, rank.Level, error) {
+	var mode fca.Mode
+	var level rank.Level
+	flt, err := filters.Parse(f.filter)
+	if err != nil {
+		return nil, mode, level, fmt.Errorf("--filter: %v", err)
+	}
+	if f.k < 1 || f.k > nlr.MaxK {
+		return nil, mode, level, fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", f.k, nlr.MaxK)
+	}
+	if f.attrs != "" {
+		if mode, err = fca.ParseMode(f.attrs); err != nil {
+			return nil, mode, level, fmt.Errorf("--attrs: %v", err)
+		}
+	}
+	if f.level != "" {
+		if level, err = rank.ParseLevel(f.level); err != nil {
+			return nil, mode, level, fmt.Errorf("--level: %v", err)
+		}
+	}
+	return flt, mode, level, nil
+}
+
+// openComparison opens one or two runs for analysis, with progress bars on
+// stderr when it is a terminal.
+func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*rank.Comparison, error) {
+	opts := rank.Options{MaxEvents: f.maxEvents}
+	if p := newProgress(cmd.ErrOrStderr()); p != nil {
+		opts.Progress = p
+	}
+	return rank.Open(dirs, opts)
+}
+
+// printNotes writes the comparison's notes to stderr, one per line.
+func printNotes(cmd *cobra.Command, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintln(cmd.ErrOrStderr(), "note:", n)
+	}
+}
+
+// runNames labels the runs of a comparison in listings.
+func runNames(c *rank.Comparison) []string {
+	if len(c.Runs) == 1 {
+		return []string{"run"}
+	}
+	return []string{"normal", "faulty"}
+}
+
+// runArgs accepts between least and most run directories, and otherwise
+// says what the command takes (its usage line) and how many it got.
+func runArgs(least, most int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) >= least && len(args) <= most {
+			return nil
+		}
+		want := "one run directory"
+		switch {
+		case least == 2:
+			want = "two run directories, the normal run and the faulty one"
+		case most == 2:
+			want = "one run directory, or two (the normal run and the faulty one)"
+		}
+		return fmt.Errorf("%s takes %s; got %d argument(s) (usage: difftrace %s)", cmd.Name(), want, len(args), cmd.Use)
+	}
+}
+
+// filterHelp lists the filter presets for help texts.
+func filterHelp() string {
+	var b strings.Builder
+	for _, p := range filters.Presets() {
+		fmt.Fprintf(&b, "  %-12s %s\n", p[0], p[1])
+	}
+	return b.String()
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/trace"
+)
+
+type filterFlags struct {
+	analysisFlags
+	traces string
+	format string
+	out    string
+}
+
+func newFilterCmd() *cobra.Command {
+	f := filterFlags{analysisFlags: analysisFlags{k: 10}}
+	cmd := &cobra.Command{
+		Use:   "filter RUN --filter SPEC",
+		Short: "List the calls a filter keeps in each trace",
+		Long: `filter decodes the traces of a run and lists, per trace, the calls a filter
+keeps (seeds/002 §3.2.3, Table 3.1): the sequence that nested-loop
+recognition folds next. Returns are dropped unless the spec says ret.
+
+A spec is one or more terms joined by "+", kept as a union:
+
+` + filterHelp() + `
+--format count prints one line per trace with the number of calls kept.`,
+		Example: `  difftrace filter testdata/runs/oddeven4-normal --filter mpi
+  difftrace filter testdata/runs/ilcs-normal --filter omp.crit+mem --trace 6.4
+  difftrace filter faulty/ --filter mpi.col+cust=CPU_Exec --format count`,
+		Args:              runArgs(1, 1),
+		ValidArgsFunction: completeRunDir,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			flt, _, _, err := f.parse()
+			if err != nil {
+				return err
+			}
+			switch f.format {
+			case "list", "count", "json":
+			default:
+				return fmt.Errorf("--format %q: want list, count or json", f.format)
+			}
+			c, err := f.openComparison(cmd, args)
+			if err != nil {
+				return err
+			}
+			run := c.Runs[rank.Normal]
+			ids, err := run.Select(f.traces)
+			if err != nil {
+				return err
+			}
+			kept, err := c.Filter(flt, rank.Normal, ids)
+			if err != nil {
+				return err
+			}
+			out, err := createOutput(f.out, cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			defer out.Abort()
+			name := func(s trace.Symbol) string { return c.Symbols.Name(s).Func }
+			switch f.format {
+			case "list":
+				for i, id := range ids {
+					fmt.Fprintf(out, "== %s: %s kept by %s\n", id, plural(uint64(len(kept[i])), "call"), flt.Name())
+					for _, s := range kept[i] {
+						out.WriteString(name(s))
+						out.WriteByte('\n')
+					}
+				}
+			case "count":
+				fmt.Fprintf(out, "TRACE\tKEPT\n")
+				for i, id := range ids {
+					fmt.Fprintf(out, "%s\t%d\n", id, len(kept[i]))
+				}
+			case "json":
+				enc := json.NewEncoder(out)
+				for i, id := range ids {
+					calls := make([]string, len(kept[i]))
+					for j, s := range kept[i] {
+						calls[j] = name(s)
+					}
+					if err := enc.Encode(struct {
+						Trace  string   `json:"trace"`
+						Filter string   `json:"filter"`
+						Calls  []string `json:"calls"`
+					}{id.String(), flt.Name(), calls}); err != nil {
+						return err
+					}
+				}
+			}
+			return out.Commit()
+		},
+	}
+	f.register(cmd)
+	f.registerFilter(cmd, "mpi")
+	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `traces to list: "P.T", "P" (every thread of process P) or a comma-separated list (default: all)`)
+	cmd.Flags().StringVar(&f.format, "format", "list", "list (one call per line), count (calls kept per trace) or json (one object per trace)")
+	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
+	return cmd
+}

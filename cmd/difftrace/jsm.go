@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/rank"
+)
+
+type jsmFlags struct {
+	analysisFlags
+	out string
+}
+
+func newJSMCmd() *cobra.Command {
+	var f jsmFlags
+	cmd := &cobra.Command{
+		Use:   "jsm RUN [RUN2] --filter SPEC --attrs MODE [-o jsm.png|.svg|.csv]",
+		Short: "Jaccard similarity matrices of the traces, and their difference between two runs",
+		Long: `jsm computes the pairwise Jaccard similarity of the traces' attribute sets,
+read off the concept lattice (seeds/002 §3.2.5, Fig. 3.4): 1 for traces with
+the same attributes, 0 for traces with none in common. With two runs it
+shows JSM_normal, JSM_faulty and JSM_D = |JSM_faulty − JSM_normal| side by
+side (§3.2.6): the rows of JSM_D that light up belong to the traces the bug
+changed. Both runs use the same trace IDs (the union of the runs'); a trace
+missing from one run counts there as a trace with no attributes.
+
+With -o the extension picks the output: .png or .svg (heatmaps sharing one
+colour scale) or .csv (the matrices, one row per trace, preceded by the
+matrix name with two runs). Without -o the matrices are printed as text.`,
+		Example: `  difftrace jsm testdata/runs/oddeven4-normal --filter mpi -o jsm.png
+  difftrace jsm testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug --filter mpi -o jsm.png
+  difftrace jsm normal/ faulty/ --filter omp.crit+mem --attrs sing.log10 -o jsm.csv`,
+		Args:              runArgs(1, 2),
+		ValidArgsFunction: completeRunDirs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			flt, mode, level, err := f.parse()
+			if err != nil {
+				return err
+			}
+			kind := "text"
+			if f.out != "" {
+				kind = strings.ToLower(filepath.Ext(f.out))
+				switch kind {
+				case ".png", ".svg", ".csv":
+				default:
+					return fmt.Errorf("-o %s: unknown format %q; use .png, .svg or .csv", f.out, filepath.Ext(f.out))
+				}
+			}
+			c, err := f.openComparison(cmd, args)
+			if err != nil {
+				return err
+			}
+			res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+			if err != nil {
+				return err
+			}
+			sim, err := res[0].Similarity(mode, level)
+			if err != nil {
+				return err
+			}
+			printNotes(cmd, append(c.Notes(), sim.Notices...))
+			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
+			if err != nil {
+				return err
+			}
+			defer out.Abort()
+			panels := jsmPanels(sim)
+			switch kind {
+			case ".png", ".svg":
+				format := fca.PNG
+				if kind == ".svg" {
+					format = fca.SVG
+				}
+				if err := fca.WriteHeatmap(out, format, "", panels...); err != nil {
+					return fmt.Errorf("drawing %s: %v", f.out, err)
+				}
+			case ".csv":
+				writeMatricesCSV(out, panels, len(panels) > 1)
+			default:
+				fmt.Fprintf(out, "filter %s, K = %d, attributes %s, %s level\n", flt.Name(), f.k, mode, level)
+				for _, p := range panels {
+					out.WriteString("\n" + p.Title + "\n")
+					writeMatrixText(out, p)
+				}
+			}
+			return out.Commit()
+		},
+	}
+	f.register(cmd)
+	f.registerFilter(cmd, "mpi")
+	f.registerK(cmd)
+	f.registerAttrs(cmd)
+	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write the matrices to this file: .png, .svg or .csv")
+	return cmd
+}
+
+// jsmPanels returns JSM_normal, JSM_faulty and JSM_D with two runs, or the
+// run's JSM with one.
+func jsmPanels(sim *rank.Similarity) []fca.Panel {
+	if len(sim.JSM) == 1 {
+		return []fca.Panel{fca.JSMPanel("JSM", sim.JSM[0])}
+	}
+	n := len(sim.IDs)
+	d := fca.JSMPanel("JSM_D = |JSM_faulty − JSM_normal|", sim.JSM[rank.Normal])
+	d.M = mat.NewDense(n, n, sim.DiffMatrix())
+	return []fca.Panel{
+		fca.JSMPanel("JSM_normal", sim.JSM[rank.Normal]),
+		fca.JSMPanel("JSM_faulty", sim.JSM[rank.Faulty]),
+		d,
+	}
+}
+
+func formatValue(v float64) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if len(s) > 8 {
+		s = strconv.FormatFloat(v, 'f', 6, 64)
+	}
+	return s
+}
+
+// writeMatricesCSV writes the panels' matrices as CSV: a header of trace
+// IDs, then one row per trace; with named set, a first column names the
+// matrix of each row.
+func writeMatricesCSV(out *output, panels []fca.Panel, named bool) {
+	for pi, p := range panels {
+		if pi == 0 {
+			if named {
+				out.WriteString("matrix,")
+			}
+			out.WriteString("trace")
+			for _, l := range p.Labels {
+				out.WriteString("," + l)
+			}
+			out.WriteByte('\n')
+		}
+		name := strings.Fields(p.Title)[0]
+		for a, l := range p.Labels {
+			if named {
+				out.WriteString(name + ",")
+			}
+			out.WriteString(l)
+			for b := range p.Labels {
+				out.WriteString("," + formatValue(p.M.At(a, b)))
+			}
+			out.WriteByte('\n')
+		}
+	}
+}
+
+// writeMatrixText prints a matrix with two decimals, aligned.
+func writeMatrixText(out *output, p fca.Panel) {
+	w := 4
+	for _, l := range p.Labels {
+		w = max(w, len(l))
+	}
+	fmt.Fprintf(out, "%*s", w, "")
+	for _, l := range p.Labels {
+		fmt.Fprintf(out, " %*s", w, l)
+	}
+	out.WriteByte('\n')
+	for a, l := range p.Labels {
+		fmt.Fprintf(out, "%*s", w, l)
+		for b := range p.Labels {
+			fmt.Fprintf(out, " %*.2f", w, p.M.At(a, b))
+		}
+		out.WriteByte('\n')
+	}
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/trace"
+)
+
+type latticeFlags struct {
+	analysisFlags
+	out string
+}
+
+func newLatticeCmd() *cobra.Command {
+	var f latticeFlags
+	cmd := &cobra.Command{
+		Use:   "lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]",
+		Short: "Draw the concept lattice of a run's traces (Hasse diagram)",
+		Long: `lattice turns each trace's NLR into attributes and builds the concept lattice
+of the run's formal context with Godin's incremental algorithm (seeds/002
+§3.2.5, §3.3.2, Fig. 3.3). The picture is a Hasse diagram: the top concept
+holds every trace and the attributes all of them share; going down, each
+concept adds the attributes shown on it (blue) and is where the traces shown
+on it (yellow) have exactly its attributes.
+
+Without -o, the formal context (a cross table like Table 3.4) and the
+concepts are listed on standard output. With -o, the file's extension picks
+the format: .svg, .png or .dot (Graphviz source).
+
+Attribute modes: sing (each top-level entry of the NLR) or doub (each pair of
+consecutive entries), each with noFreq (presence), actual (entry:frequency)
+or log10 (entry:⌊log10 frequency⌋).`,
+		Example: `  difftrace lattice testdata/runs/oddeven4-normal --filter mpi --attrs sing.noFreq
+  difftrace lattice testdata/runs/oddeven4-normal --filter mpi -o lattice.svg
+  difftrace lattice faulty/ --filter omp.crit+mem --attrs doub.log10 --level process -o lattice.png`,
+		Args:              runArgs(1, 1),
+		ValidArgsFunction: completeRunDir,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			flt, mode, level, err := f.parse()
+			if err != nil {
+				return err
+			}
+			var format fca.Format
+			if f.out != "" {
+				if format, err = fca.FormatOf(f.out); err != nil {
+					return fmt.Errorf("-o %s: %v", f.out, err)
+				}
+			}
+			c, err := f.openComparison(cmd, args)
+			if err != nil {
+				return err
+			}
+			res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+			if err != nil {
+				return err
+			}
+			sim, err := res[0].Similarity(mode, level)
+			if err != nil {
+				return err
+			}
+			printNotes(cmd, append(c.Notes(), sim.Notices...))
+			ctx, lat := sim.Ctx[rank.Normal], sim.Lattice[rank.Normal]
+			if lat == nil {
+				return fmt.Errorf("the lattice of %s under %s, %s is too large to build (%s); try a narrower filter or the noFreq attributes",
+					args[0], flt.Name(), mode, sim.JSM[rank.Normal].Notice())
+			}
+			if f.out == "" {
+				out, err := createOutput("", cmd.OutOrStdout())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "filter %s, K = %d, attributes %s, %s level: %d objects, %d attributes, %d classes, %d concepts\n\n",
+					flt.Name(), f.k, mode, level, ctx.Len(), ctx.NumAttrs(), ctx.NumClasses(), lat.Len())
+				if err := ctx.WriteTable(out); err != nil {
+					return err
+				}
+				out.WriteString("\nconcepts (top first):\n")
+				writeConcepts(out, ctx, lat)
+				return out.Commit()
+			}
+			if lat.Len() > fca.MaxDrawnConcepts {
+				return fmt.Errorf("the lattice has %d concepts, more than the %d a readable diagram can show; narrow the filter, use noFreq attributes or --level process",
+					lat.Len(), fca.MaxDrawnConcepts)
+			}
+			out, err := createOutput(f.out, cmd.OutOrStdout(), args[0])
+			if err != nil {
+				return err
+			}
+			defer out.Abort()
+			if err := fca.WriteLattice(out, format, ctx, lat); err != nil {
+				return fmt.Errorf("drawing %s: %v", f.out, err)
+			}
+			return out.Commit()
+		},
+	}
+	f.register(cmd)
+	f.registerFilter(cmd, "mpi")
+	f.registerK(cmd)
+	f.registerAttrs(cmd)
+	cmd.Flags().StringVarP(&f.out, "output", "o", "", "draw the lattice to this file: .svg, .png or .dot")
+	return cmd
+}
+
+// writeConcepts lists the concepts from the top down (by intent size, then
+// number): each with its traces and its attributes.
+func writeConcepts(out *output, ctx *fca.Context, lat *fca.Lattice) {
+	order := make([]int, lat.Len())
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return lat.IntentLen(a) - lat.IntentLen(b) })
+	for _, k := range order {
+		var ids []trace.ID
+		for _, cl := range lat.Extent(k) {
+			for _, o := range ctx.Members(cl) {
+				ids = append(ids, ctx.ID(o))
+			}
+		}
+		slices.SortFunc(ids, trace.ID.Compare)
+		var names, attrs []string
+		for _, id := range ids {
+			names = append(names, id.String())
+		}
+		for _, a := range lat.Intent(k) {
+			attrs = append(attrs, ctx.AttrName(a))
+		}
+		tag := ""
+		switch k {
+		case lat.Top():
+			tag = " (top)"
+		case lat.Bottom():
+			tag = " (bottom)"
+		}
+		fmt.Fprintf(out, "  {%s} × {%s}%s\n", strings.Join(names, ", "), strings.Join(attrs, ", "), tag)
+	}
+}

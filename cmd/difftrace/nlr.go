@@ -1,0 +1,217 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/trace"
+)
+
+type nlrFlags struct {
+	analysisFlags
+	traces string
+	format string
+	out    string
+}
+
+func newNLRCmd() *cobra.Command {
+	var f nlrFlags
+	cmd := &cobra.Command{
+		Use:   "nlr RUN [RUN2] --filter SPEC [--k 10]",
+		Short: "Fold each trace's loops into its nested-loop representation (L0^4)",
+		Long: `nlr filters every trace of one run, or of a normal and a faulty run, and
+folds repeated blocks of calls into loops (nested-loop recognition, seeds/002
+§3.2.4 and §3.3.1): "MPI_Init, L0^4, MPI_Finalize" with L0 = [MPI_Send,
+MPI_Recv]. Loops are found in all traces of both runs with one loop table, so
+L0 means the same body everywhere; the legend lists the bodies used.
+
+K bounds the length of a loop body. ITER counts the loop iterations a trace
+completed (a loop inside a loop counts each time): a rank that hung after 7
+of its 16 iterations shows 7.`,
+		Example: `  difftrace nlr testdata/runs/oddeven4-normal --filter mpi
+  difftrace nlr testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug --filter mpi --trace 5
+  difftrace nlr normal/ faulty/ --filter omp.crit+mem --k 20 --format json`,
+		Args:              runArgs(1, 2),
+		ValidArgsFunction: completeRunDirs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			flt, _, _, err := f.parse()
+			if err != nil {
+				return err
+			}
+			switch f.format {
+			case "text", "json":
+			default:
+				return fmt.Errorf("--format %q: want text or json", f.format)
+			}
+			c, err := f.openComparison(cmd, args)
+			if err != nil {
+				return err
+			}
+			ids, err := selectIDs(c, f.traces)
+			if err != nil {
+				return err
+			}
+			res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+			if err != nil {
+				return err
+			}
+			printNotes(cmd, c.Notes())
+			out, err := createOutput(f.out, cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			defer out.Abort()
+			if f.format == "json" {
+				err = writeNLRJSON(out, c, res[0], ids)
+			} else {
+				err = writeNLRText(out, c, res[0], ids)
+			}
+			if err != nil {
+				return err
+			}
+			return out.Commit()
+		},
+	}
+	f.register(cmd)
+	f.registerFilter(cmd, "mpi")
+	f.registerK(cmd)
+	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `traces to show: "P.T", "P" (every thread of process P) or a comma-separated list (default: all; loops are always found over all traces)`)
+	cmd.Flags().StringVar(&f.format, "format", "text", "text or json")
+	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
+	return cmd
+}
+
+func writeNLRText(out *output, c *rank.Comparison, n *rank.NLR, ids []trace.ID) error {
+	names := n.Names()
+	runs := runNames(c)
+	fmt.Fprintf(out, "filter %s, K = %d\n", n.Filter.Name(), n.K)
+	for r, run := range c.Runs {
+		if len(c.Runs) > 1 {
+			fmt.Fprintf(out, "%s run: %s\n", runs[r], run.Dir)
+		}
+	}
+	out.WriteByte('\n')
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	if len(c.Runs) > 1 {
+		fmt.Fprintln(tw, "TRACE\tRUN\tCALLS\tITER\tNLR")
+	} else {
+		fmt.Fprintln(tw, "TRACE\tCALLS\tITER\tNLR")
+	}
+	var used []nlr.Sequence
+	for _, id := range ids {
+		i, _ := c.Index(id)
+		for r := range c.Runs {
+			seq := n.Seqs[r][i]
+			used = append(used, seq)
+			text := seq.Format(names)
+			if !c.Has(r, i) {
+				text = "(no such trace in this run)"
+			}
+			if len(c.Runs) > 1 {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", id, runs[r], n.Kept[r][i], n.Table.Iterations(seq), text)
+			} else {
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", id, n.Kept[r][i], n.Table.Iterations(seq), text)
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if legend := n.Table.Legend(names, used...); len(legend) > 0 {
+		out.WriteString("\nloops:\n")
+		for _, l := range legend {
+			out.WriteString("  " + l + "\n")
+		}
+	}
+	return nil
+}
+
+func writeNLRJSON(out *output, c *rank.Comparison, n *rank.NLR, ids []trace.ID) error {
+	names := n.Names()
+	type traceNLR struct {
+		Trace      string `json:"trace"`
+		Run        string `json:"run"`
+		Exists     bool   `json:"exists"`
+		Calls      uint64 `json:"calls"`
+		Iterations uint64 `json:"iterations"`
+		NLR        string `json:"nlr"`
+	}
+	doc := struct {
+		Filter string     `json:"filter"`
+		K      int        `json:"k"`
+		Runs   []string   `json:"runs"`
+		Traces []traceNLR `json:"traces"`
+		Loops  []string   `json:"loops"`
+	}{Filter: n.Filter.Name(), K: n.K}
+	for _, run := range c.Runs {
+		doc.Runs = append(doc.Runs, run.Dir)
+	}
+	var used []nlr.Sequence
+	for _, id := range ids {
+		i, _ := c.Index(id)
+		for r := range c.Runs {
+			seq := n.Seqs[r][i]
+			used = append(used, seq)
+			doc.Traces = append(doc.Traces, traceNLR{
+				Trace: id.String(), Run: runNames(c)[r], Exists: c.Has(r, i),
+				Calls: n.Kept[r][i], Iterations: n.Table.Iterations(seq), NLR: seq.Format(names),
+			})
+		}
+	}
+	doc.Loops = n.Table.Legend(names, used...)
+	if doc.Loops == nil {
+		doc.Loops = []string{}
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// selectIDs returns the traces of the comparison a selection names: "" for
+// all, or a comma-separated list of "P.T" and "P" (every thread of P that
+// exists in any run), without repeats, in ID order.
+func selectIDs(c *rank.Comparison, sel string) ([]trace.ID, error) {
+	if strings.TrimSpace(sel) == "" {
+		return c.IDs, nil
+	}
+	want := map[trace.ID]bool{}
+	for _, s := range strings.Split(sel, ",") {
+		id, err := trace.ParseID(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("--trace %q: %v", sel, err)
+		}
+		found := false
+		for _, t := range c.IDs {
+			if t == id || (id.IsProcess() && t.Proc == id.Proc) {
+				want[t] = true
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("--trace %s: no such trace in %s; the traces are %s … %s (see difftrace info)",
+				id, runDirs(c), c.IDs[0], c.IDs[len(c.IDs)-1])
+		}
+	}
+	var out []trace.ID
+	for _, t := range c.IDs {
+		if want[t] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func runDirs(c *rank.Comparison) string {
+	var dirs []string
+	for _, r := range c.Runs {
+		dirs = append(dirs, r.Dir)
+	}
+	return strings.Join(dirs, " or ")
+}

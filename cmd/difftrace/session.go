@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/difftrace/difftrace/rank"
+)
+
+// sessionDir is where rank leaves its inputs, parameters and result for
+// later commands (diffnlr), in the current directory.
+const sessionDir = ".difftrace"
+
+const (
+	sessionFile   = "session.json"
+	rankingFile   = "ranking.json"
+	sessionSchema = 1
+)
+
+// session is what rank remembers so that "difftrace diffnlr 5" needs no
+// repetition: the runs (absolute paths), the grid, and the best-ranked
+// combination.
+type session struct {
+	Schema   int      `json:"schema"`
+	Normal   string   `json:"normal"`
+	Faulty   string   `json:"faulty"`
+	Filters  []string `json:"filters"`
+	Custom   string   `json:"custom,omitempty"`
+	Ks       []int    `json:"k"`
+	Attrs    []string `json:"attrs"`
+	Linkages []string `json:"linkages"`
+	// Best is the first row of the ranking (lowest B-score).
+	Best *rank.Row `json:"best,omitempty"`
+	// TopThread and TopProcess are the consensus leaders.
+	TopThread  string `json:"top_thread,omitempty"`
+	TopProcess string `json:"top_process,omitempty"`
+}
+
+// saveSession writes .difftrace/session.json and .difftrace/ranking.json,
+// each under a temporary name renamed into place.
+func saveSession(s *session, rk *rank.Ranking) error {
+	if err := os.MkdirAll(sessionDir, 0o755); err != nil {
+		return fmt.Errorf("%s: cannot create the session directory: %v (run rank in a writable directory, or pass --no-session)", sessionDir, err)
+	}
+	if err := writeJSONFile(filepath.Join(sessionDir, rankingFile), rk); err != nil {
+		return err
+	}
+	return writeJSONFile(filepath.Join(sessionDir, sessionFile), s)
+}
+
+func writeJSONFile(path string, v any) error {
+	out, err := createOutput(path, nil)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing %s: %v", path, err)
+	}
+	return out.Commit()
+}
+
+// loadSession reads .difftrace/session.json of the current directory. A
+// missing session is reported with what to do.
+func loadSession() (*session, error) {
+	path := filepath.Join(sessionDir, sessionFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no session here (%s does not exist): run \"difftrace rank NORMAL FAULTY\" in this directory first, or give --normal and --faulty", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	var s session
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: not a difftrace session: %v (run difftrace rank again to rewrite it)", path, err)
+	}
+	if s.Schema != sessionSchema {
+		return nil, fmt.Errorf("%s: session schema %d, this difftrace reads %d (run difftrace rank again to rewrite it)", path, s.Schema, sessionSchema)
+	}
+	if s.Normal == "" || s.Faulty == "" {
+		return nil, fmt.Errorf("%s: the session names no runs (run difftrace rank again to rewrite it)", path)
+	}
+	return &s, nil
+}

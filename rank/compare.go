@@ -1,0 +1,163 @@
+package rank
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// Run numbers: the normal run is always 0, the faulty one 1, as nlr.Fold
+// numbers loops (normal before faulty).
+const (
+	Normal = 0
+	Faulty = 1
+)
+
+// Options tune a comparison.
+type Options struct {
+	// MaxEvents bounds the events decoded from any one trace (0: the
+	// decoder's default).
+	MaxEvents uint64
+	// Workers is how many goroutines decode traces, fold loops and analyse
+	// combinations (0: one per CPU). Results do not depend on it.
+	Workers int
+	// Progress, if set, is told about long stages (for a progress bar).
+	Progress Progress
+}
+
+// Progress follows the long stages of the pipeline. Begin and End are called
+// from one goroutine; Step may be called from any goroutine.
+type Progress interface {
+	Begin(what string, total int)
+	Step()
+	End()
+}
+
+// Comparison is one or two runs opened for analysis with one symbol table:
+// the normal run (or the only one) and the faulty run. Its traces are the
+// union of the runs' trace IDs; a trace missing from a run is analysed there
+// as a trace with no calls (an empty attribute set).
+type Comparison struct {
+	Symbols *trace.Table
+	Runs    []*decode.Run // Runs[Normal], and Runs[Faulty] when comparing
+	IDs     []trace.ID    // union of the runs' thread IDs, ascending
+	has     [][]bool      // has[run][i]: IDs[i] exists in that run
+	opts    Options
+}
+
+// Open opens the run directories dirs (one run, or a normal and a faulty run
+// in that order) with one shared symbol table, so equal names are equal
+// symbols in both.
+func Open(dirs []string, opts Options) (*Comparison, error) {
+	if len(dirs) < 1 || len(dirs) > 2 {
+		return nil, fmt.Errorf("rank: %d runs given; give one run, or a normal and a faulty run", len(dirs))
+	}
+	c := &Comparison{Symbols: trace.NewTable(), opts: opts}
+	for _, dir := range dirs {
+		dopts := decode.Options{MaxEvents: opts.MaxEvents, Workers: opts.Workers}
+		if opts.Progress != nil {
+			dopts.Progress = opts.Progress.Step
+		}
+		run, err := decode.Open(dir, c.Symbols, dopts)
+		if err != nil {
+			return nil, err
+		}
+		if len(run.Traces()) == 0 {
+			return nil, fmt.Errorf("%s: the run holds no traces; record it again or give another directory", dir)
+		}
+		c.Runs = append(c.Runs, run)
+	}
+	seen := map[trace.ID]bool{}
+	for _, run := range c.Runs {
+		for _, id := range run.Traces() {
+			if !seen[id] {
+				seen[id] = true
+				c.IDs = append(c.IDs, id)
+			}
+		}
+	}
+	slices.SortFunc(c.IDs, trace.ID.Compare)
+	c.has = make([][]bool, len(c.Runs))
+	for r, run := range c.Runs {
+		c.has[r] = make([]bool, len(c.IDs))
+		for i, id := range c.IDs {
+			_, c.has[r][i] = run.Trace(id)
+		}
+	}
+	return c, nil
+}
+
+// Has reports whether trace IDs[i] exists in run r.
+func (c *Comparison) Has(r, i int) bool { return c.has[r][i] }
+
+// OnlyIn returns the traces that exist in run r and in no other run of the
+// comparison (none when there is one run).
+func (c *Comparison) OnlyIn(r int) []trace.ID {
+	var out []trace.ID
+	if len(c.Runs) < 2 {
+		return nil
+	}
+	for i, id := range c.IDs {
+		if c.has[r][i] && !c.has[1-r][i] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Index returns the position of id in IDs.
+func (c *Comparison) Index(id trace.ID) (int, bool) {
+	return slices.BinarySearchFunc(c.IDs, id, trace.ID.Compare)
+}
+
+// Processes returns the union of the runs' process IDs (P), ascending.
+func (c *Comparison) Processes() []trace.ID {
+	var out []trace.ID
+	for _, id := range c.IDs {
+		p := id.Process()
+		if len(out) == 0 || out[len(out)-1] != p {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Notes returns what the user should know about the runs: the decoder's
+// notes and the traces that exist in one run only.
+func (c *Comparison) Notes() []string {
+	out := c.runNotes()
+	names := []string{"normal", "faulty"}
+	for r := range c.Runs {
+		if only := c.OnlyIn(r); len(only) > 0 {
+			out = append(out, fmt.Sprintf("traces only in the %s run (%s): %s; they are compared as traces with no calls in the other run",
+				names[r], c.Runs[r].Dir, idList(only)))
+		}
+	}
+	return out
+}
+
+// runNotes returns the decoder's notes on the runs, each after its run
+// directory.
+func (c *Comparison) runNotes() []string {
+	var out []string
+	for _, run := range c.Runs {
+		for _, n := range run.Notes {
+			out = append(out, run.Dir+": "+n)
+		}
+	}
+	return out
+}
+
+// idList writes IDs as "1.0, 1.1, 5.0".
+func idList(ids []trace.ID) string {
+	s := ""
+	for i, id := range ids {
+		if i > 0 {
+			s += ", "
+		}
+		s += id.String()
+	}
+	return s
+}

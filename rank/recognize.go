@@ -1,0 +1,211 @@
+package rank
+
+import (
+	"fmt"
+
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// NLR is the nested-loop representation of every trace of a comparison under
+// one filter and one K, with the loop table all of them share (seeds/002
+// §3.2.4): L0 means the same body in both runs.
+type NLR struct {
+	Filter *filters.Filter
+	K      int
+	Table  *nlr.Table
+	// Seqs[run][i] is the NLR of trace IDs[i] in that run; it is empty when
+	// the filter kept nothing or the trace does not exist in the run.
+	Seqs [][]nlr.Sequence
+	// Kept[run][i] counts the calls the filter kept.
+	Kept [][]uint64
+
+	c *Comparison
+}
+
+// Comparison returns the comparison the NLR belongs to.
+func (n *NLR) Comparison() *Comparison { return n.c }
+
+// Total returns the calls the filter kept over every trace of every run.
+func (n *NLR) Total() uint64 {
+	var t uint64
+	for _, kept := range n.Kept {
+		for _, k := range kept {
+			t += k
+		}
+	}
+	return t
+}
+
+// Names returns the function-name printer for the comparison's symbols.
+func (n *NLR) Names() func(trace.Symbol) string { return nlr.FuncNames(n.c.Symbols) }
+
+// Recognize computes the NLR of every trace under every filter and every K:
+// one result per (filter, K), filter-major (out[f*len(ks)+k]).
+//
+// Each trace is decoded once. Every decoded chunk goes through each filter's
+// mask, and the kept calls go straight into one NLR discoverer per K (pass 1
+// of nlr), so memory holds the pass-1 NLRs of the filtered traces, never the
+// raw events or even the filtered ones. Each (filter, K) is then folded over
+// both runs at once, the normal run first, so its loop table is shared and
+// numbered the same way in both.
+func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
+	for _, k := range ks {
+		if _, err := nlr.NewDiscoverer(k); err != nil {
+			return nil, err
+		}
+	}
+	if len(fs) == 0 || len(ks) == 0 {
+		return nil, nil
+	}
+	masks := c.compile(fs)
+	nk := len(ks)
+	// disc[run][i][f*nk+k] is trace IDs[i]'s discoverer; kept[run][i][f].
+	disc := make([][][]*nlr.Discoverer, len(c.Runs))
+	kept := make([][][]uint64, len(c.Runs))
+	c.begin("decoding and filtering traces", c.traceCount())
+	for r := range c.Runs {
+		disc[r] = make([][]*nlr.Discoverer, len(c.IDs))
+		kept[r] = make([][]uint64, len(c.IDs))
+		err := c.pass(r, masks, func(i int) func(f int, calls []trace.Symbol) {
+			ds := make([]*nlr.Discoverer, len(fs)*nk)
+			for j := range ds {
+				ds[j], _ = nlr.NewDiscoverer(ks[j%nk])
+			}
+			n := make([]uint64, len(fs))
+			disc[r][i], kept[r][i] = ds, n
+			return func(f int, calls []trace.Symbol) {
+				n[f] += uint64(len(calls))
+				for k := range nk {
+					ds[f*nk+k].Push(calls)
+				}
+			}
+		})
+		if err != nil {
+			c.end()
+			return nil, err
+		}
+	}
+	c.end()
+
+	out := make([]*NLR, len(fs)*nk)
+	c.begin("folding loops", len(out))
+	defer c.end()
+	for f := range fs {
+		for k := range nk {
+			var ds []nlr.Discovered
+			var where [][2]int
+			for r := range c.Runs {
+				for i, id := range c.IDs {
+					if d := disc[r][i]; d != nil {
+						ds = append(ds, nlr.Discovered{Run: r, ID: id, D: d[f*nk+k]})
+						where = append(where, [2]int{r, i})
+						d[f*nk+k] = nil
+					}
+				}
+			}
+			seqs, table, err := nlr.Fold(ds, c.opts.Workers)
+			if err != nil {
+				return nil, fmt.Errorf("filter %s, K = %d: %v", fs[f].Name(), ks[k], err)
+			}
+			res := &NLR{Filter: fs[f], K: ks[k], Table: table, c: c,
+				Seqs: make([][]nlr.Sequence, len(c.Runs)), Kept: make([][]uint64, len(c.Runs))}
+			for r := range c.Runs {
+				res.Seqs[r] = make([]nlr.Sequence, len(c.IDs))
+				res.Kept[r] = make([]uint64, len(c.IDs))
+				for i := range c.IDs {
+					if kept[r][i] != nil {
+						res.Kept[r][i] = kept[r][i][f]
+					}
+				}
+			}
+			for j, w := range where {
+				res.Seqs[w[0]][w[1]] = seqs[j]
+			}
+			out[f*nk+k] = res
+			c.step()
+		}
+	}
+	return out, nil
+}
+
+// Filter returns the calls filter f keeps in each of the traces ids of run
+// r, in order: what the filter command lists. Each trace is decoded once.
+func (c *Comparison) Filter(f *filters.Filter, r int, ids []trace.ID) ([][]trace.Symbol, error) {
+	masks := c.compile([]*filters.Filter{f})
+	out := make([][]trace.Symbol, len(ids))
+	run := c.Runs[r]
+	c.begin("decoding and filtering traces", len(ids))
+	defer c.end()
+	err := run.ForEach(ids, func(i int, id trace.ID) error {
+		st := masks[0].Stream()
+		return run.Stream(id, func(chunk []trace.Symbol) error {
+			out[i] = st.Append(out[i], chunk)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// compile compiles the filters against the comparison's table, which holds
+// every name of both runs once Open returns.
+func (c *Comparison) compile(fs []*filters.Filter) []*filters.Mask {
+	masks := make([]*filters.Mask, len(fs))
+	for i, f := range fs {
+		masks[i] = f.Compile(c.Symbols)
+	}
+	return masks
+}
+
+// pass decodes every trace of run r once, in parallel. For each trace it
+// asks newSink(i) (i indexes IDs) for a sink, then hands the sink, chunk by
+// chunk, the calls each mask keeps. A sink is used by one goroutine only.
+func (c *Comparison) pass(r int, masks []*filters.Mask, newSink func(i int) func(f int, calls []trace.Symbol)) error {
+	run := c.Runs[r]
+	ids := run.Traces()
+	return run.ForEach(ids, func(_ int, id trace.ID) error {
+		i, _ := c.Index(id)
+		sink := newSink(i)
+		streams := make([]*filters.Stream, len(masks))
+		for f, m := range masks {
+			streams[f] = m.Stream()
+		}
+		var buf []trace.Symbol // grows to the largest filtered chunk
+		return run.Stream(id, func(chunk []trace.Symbol) error {
+			for f, st := range streams {
+				buf = st.Append(buf[:0], chunk)
+				if len(buf) > 0 {
+					sink(f, buf)
+				}
+			}
+			return nil
+		})
+	})
+}
+
+func (c *Comparison) traceCount() int {
+	n := 0
+	for _, run := range c.Runs {
+		n += len(run.Traces())
+	}
+	return n
+}
+
+func (c *Comparison) begin(what string, total int) {
+	if c.opts.Progress != nil {
+		c.opts.Progress.Begin(what, total)
+	}
+}
+
+func (c *Comparison) step() {
+	if c.opts.Progress != nil {
+		c.opts.Progress.Step()
+	}
+}
+
+func (c *Comparison) end() {
+	if c.opts.Progress != nil {
+		c.opts.Progress.End()
+	}
+}

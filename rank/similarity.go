@@ -1,0 +1,245 @@
+package rank
+
+import (
+	"math"
+	"slices"
+
+	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// Similarity holds the formal contexts and Jaccard similarity matrices of
+// every run of a comparison at one level, under one filter, K and attribute
+// mode (seeds/002 §3.2.5–3.2.6). Both runs have the same rows: the objects of
+// the whole comparison.
+type Similarity struct {
+	Level   Level
+	IDs     []trace.ID     // the objects, rows and columns of every matrix
+	Ctx     []*fca.Context // per run
+	JSM     []*fca.JSM     // per run: JSM_normal, JSM_faulty
+	Lattice []*fca.Lattice // per run; nil where the JSM came from bitsets (always in a sweep)
+	Notices []string       // why a JSM was computed from bitsets, if one was
+}
+
+// Similarity builds the contexts, lattices and JSMs of every run at level l
+// under mode m; each JSM is read off its run's lattice (fca.Similarity).
+func (n *NLR) Similarity(m fca.Mode, l Level) (*Similarity, error) {
+	return n.similarity(m, l, true)
+}
+
+// similarity builds the contexts and JSMs of every run at level l under
+// mode m, with the lattices when lattices is set. Without them each JSM is
+// computed from the attribute bitsets (fca.BitsetJSM): the same values (fca
+// tests that both ways agree), at a cost bounded by the number of distinct
+// attribute sets squared, where a lattice can have exponentially many
+// concepts. The sweep, which shows no lattice, takes this way.
+func (n *NLR) similarity(m fca.Mode, l Level, lattices bool) (*Similarity, error) {
+	ctxs := make([]*fca.Context, len(n.c.Runs))
+	for r := range n.c.Runs {
+		var err error
+		if ctxs[r], err = n.Context(r, m, l); err != nil {
+			return nil, err
+		}
+	}
+	return n.similarityOf(l, ctxs, lattices)
+}
+
+// similarityOf computes the JSMs (and lattices, if asked) of the contexts
+// ctxs of every run at level l.
+func (n *NLR) similarityOf(l Level, ctxs []*fca.Context, lattices bool) (*Similarity, error) {
+	s := &Similarity{Level: l, IDs: n.c.Objects(l)}
+	for r, ctx := range ctxs {
+		var err error
+		var j *fca.JSM
+		var lat *fca.Lattice
+		if lattices {
+			if j, lat, err = fca.Similarity(ctx, fca.Limits{}); err != nil {
+				return nil, err
+			}
+			if j.Notice() != "" {
+				s.Notices = append(s.Notices, n.c.Runs[r].Dir+": "+j.Notice())
+			}
+		} else {
+			j = fca.BitsetJSM(ctx)
+		}
+		s.Ctx = append(s.Ctx, ctx)
+		s.JSM = append(s.JSM, j)
+		s.Lattice = append(s.Lattice, lat)
+	}
+	return s, nil
+}
+
+// Diff returns JSM_D[a][b] = |JSM_faulty[a][b] − JSM_normal[a][b]|, how much
+// the similarity of objects a and b changed from the normal to the faulty
+// run. With one run it is 0.
+func (s *Similarity) Diff(a, b int) float64 {
+	if len(s.JSM) < 2 {
+		return 0
+	}
+	d := s.JSM[Faulty].At(a, b) - s.JSM[Normal].At(a, b)
+	if d < 0 {
+		d = -d
+	}
+	return d
+}
+
+// DiffMatrix returns JSM_D as a dense row-major n×n matrix.
+func (s *Similarity) DiffMatrix() []float64 {
+	n := len(s.IDs)
+	out := make([]float64, n*n)
+	for a := range n {
+		for b := range n {
+			out[a*n+b] = s.Diff(a, b)
+		}
+	}
+	return out
+}
+
+// Distances returns the condensed distance matrix 1 − JSM of run r, in the
+// order cluster.Linkage takes (the upper triangle row by row).
+func (s *Similarity) Distances(r int) []float64 {
+	n := len(s.IDs)
+	j := s.JSM[r]
+	d := make([]float64, 0, n*(n-1)/2)
+	for a := range n {
+		for b := a + 1; b < n; b++ {
+			d = append(d, 1-j.At(a, b))
+		}
+	}
+	return d
+}
+
+// Scores returns, for every object, how much its row of JSM_D changed: the
+// mean of JSM_D[i][j] over the other objects j,
+//
+//	score(i) = Σ_{j≠i} |JSM_faulty[i][j] − JSM_normal[i][j]| / (n − 1),
+//
+// between 0 (it relates to every other object exactly as before) and 1,
+// rounded to 9 decimals. This is the "row that changed the most" of
+// seeds/002 §3.2.7.
+func (s *Similarity) Scores() []float64 {
+	n := len(s.IDs)
+	out := make([]float64, n)
+	if n < 2 || len(s.JSM) < 2 {
+		return out
+	}
+	for a := range n {
+		sum := 0.0
+		for b := range n {
+			if b != a {
+				sum += s.Diff(a, b)
+			}
+		}
+		out[a] = math.Round(sum/float64(n-1)*scoreScale) / scoreScale
+	}
+	return out
+}
+
+// scoreScale rounds scores to 9 decimals: rows that hold the same changes in
+// another order (the two neighbours of a rank) sum to the same value up to
+// the last bits, and must tie.
+const scoreScale = 1e9
+
+// Suspect is an object whose JSM_D row changed: its ID, its score (see
+// Scores) and how much its progress changed (see NLR.ProgressChange).
+type Suspect struct {
+	ID       trace.ID
+	Score    float64
+	Progress float64
+}
+
+// SuspectShare is the cut of Suspects: an object is suspicious when its
+// score is at least this share of the highest score.
+const SuspectShare = 0.5
+
+// Suspects returns the objects whose JSM_D rows changed most: those with a
+// score above zero and at least SuspectShare of the highest score, by
+// descending score, then descending progress change, then ID.
+//
+// Why half of the highest: JSM_D is symmetric, so when one object i changes
+// and nothing else does, its whole row moves while every other row moves in
+// column i alone — the others score about 1/(n−1) of i's score and fall far
+// below the cut. Objects that changed in the same way as the most changed
+// one (the blocked neighbours of a deadlocked rank) score alike and stay
+// above it, so a cut relative to the highest score lists them together
+// instead of dropping all but one.
+//
+// Why progress breaks ties: objects with equal scores changed their
+// similarity to the others equally, and JSM_D cannot tell them apart; the
+// NLR can still say which one's loops ran furthest from their normal
+// iteration counts (seeds/002 §3.2.4: loops "measure the progress of each
+// thread, revealing unfinished or broken loops"). Of the ranks a deadlock
+// stopped, the one that stopped first lost the most iterations.
+func Suspects(ids []trace.ID, scores, progress []float64) []Suspect {
+	top := 0.0
+	for _, v := range scores {
+		top = max(top, v)
+	}
+	if top == 0 {
+		return nil
+	}
+	var out []Suspect
+	for i, v := range scores {
+		if v > 0 && v >= SuspectShare*top {
+			sus := Suspect{ID: ids[i], Score: v}
+			if progress != nil {
+				sus.Progress = progress[i]
+			}
+			out = append(out, sus)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Suspect) int {
+		switch {
+		case a.Score != b.Score:
+			return cmpDesc(a.Score, b.Score)
+		case a.Progress != b.Progress:
+			return cmpDesc(a.Progress, b.Progress)
+		}
+		return a.ID.Compare(b.ID)
+	})
+	return out
+}
+
+func cmpDesc(a, b float64) int {
+	if a > b {
+		return -1
+	}
+	return 1
+}
+
+// ProgressChange returns, for every object of level l, how much the loop
+// iterations it completed (nlr.Table.Iterations, summed over a process's
+// threads) changed between the normal run (I_n) and the faulty run (I_f):
+// |I_f − I_n| / max(I_n, I_f), from 0 (the same) to 1 (no loop ran in one
+// of the runs), rounded like scores. With one run it is all zeros.
+func (n *NLR) ProgressChange(l Level) []float64 {
+	objs := n.c.Objects(l)
+	out := make([]float64, len(objs))
+	if len(n.c.Runs) < 2 {
+		return out
+	}
+	iters := make([][2]float64, len(objs))
+	o := 0
+	for i, id := range n.c.IDs {
+		if l == Processes {
+			for objs[o] != id.Process() {
+				o++
+			}
+		} else {
+			o = i
+		}
+		for r := range 2 {
+			iters[o][r] += float64(n.Table.Iterations(n.Seqs[r][i]))
+		}
+	}
+	for o, it := range iters {
+		if m := max(it[0], it[1]); m > 0 {
+			d := it[1] - it[0]
+			if d < 0 {
+				d = -d
+			}
+			out[o] = math.Round(d/m*scoreScale) / scoreScale
+		}
+	}
+	return out
+}

@@ -1,0 +1,428 @@
+package rank
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/difftrace/difftrace/cluster"
+	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// Grid is the parameter sweep of a ranking (seeds/002 §3.2.6: "alter the
+// linkage, the attributes, the NLR constant and the filters"): every
+// combination filter × K × attribute mode × linkage is one row.
+type Grid struct {
+	Filters  []*filters.Filter
+	Ks       []int
+	Modes    []fca.Mode
+	Linkages []cluster.Method
+	// Prune drops, before the analysis, the filters that keep no call in
+	// either run and those that keep exactly the calls of an earlier filter
+	// of the grid (they would repeat its rows). A default grid is pruned;
+	// filters a user names are kept as they are.
+	Prune bool
+}
+
+// DefaultKs, DefaultLinkages: the default grid's K and linkages. K = 10 is
+// what seeds/002 used throughout; ward was the linkage of all its reported
+// rows, and average, complete and single are the other common choices.
+var (
+	DefaultKs       = []int{10}
+	DefaultLinkages = []cluster.Method{cluster.Ward, cluster.Average, cluster.Complete, cluster.Single}
+)
+
+// DefaultFilters returns one filter per preset of seeds/002 Table 3.1 (mpi,
+// mpi.col, …, str, and all last, the broadest), each with "+cust=custom"
+// added when custom is not empty. Run with Grid.Prune, only those that keep
+// calls in the runs remain.
+func DefaultFilters(custom string) ([]*filters.Filter, error) {
+	var names []string
+	for _, p := range filters.Presets() {
+		switch p[0] {
+		case "plt", "ret", "cust=REGEXP", "all":
+		default:
+			names = append(names, p[0])
+		}
+	}
+	var out []*filters.Filter
+	for _, name := range append(names, "all") {
+		f, err := filters.Parse(WithCustom(name, custom))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// WithCustom returns spec with "+cust=custom" added, or spec itself when
+// custom is empty.
+func WithCustom(spec, custom string) string {
+	if custom == "" {
+		return spec
+	}
+	return spec + "+cust=" + custom
+}
+
+// Row is one combination of the ranking table (a row of seeds/002 Tables
+// 3.6–3.9): its parameters, its B-score, and the processes and threads whose
+// JSM_D rows changed most.
+type Row struct {
+	Filter  string `json:"filter"`
+	K       int    `json:"k"`
+	Attrs   string `json:"attrs"`
+	Linkage string `json:"linkage"`
+	// BScore is the Fowlkes–Mallows index B_k of the normal and faulty
+	// thread-level dendrograms cut into Clusters clusters: 1 when the bug
+	// left the clustering as it was, lower the more it changed it. Rows are
+	// sorted by it.
+	BScore   float64 `json:"bscore"`
+	Clusters int     `json:"clusters"`
+	// ProcessBScore and ProcessClusters are the same at process level.
+	ProcessBScore   float64 `json:"process_bscore"`
+	ProcessClusters int     `json:"process_clusters"`
+	// Threads and Processes are the suspects (see Suspects), most changed
+	// first. They do not depend on the linkage.
+	Threads   []Suspect `json:"top_threads"`
+	Processes []Suspect `json:"top_processes"`
+
+	order int // position in the grid, to break B-score ties
+}
+
+// Ranking is the result of a sweep: the rows sorted by ascending B-score,
+// and the consensus over all of them.
+type Ranking struct {
+	Normal  string   `json:"normal"`
+	Faulty  string   `json:"faulty"`
+	Filters []string `json:"filters"` // the filters analysed (after pruning)
+	Ks      []int    `json:"k"`
+	Attrs   []string `json:"attrs"`
+	Links   []string `json:"linkages"`
+	// Dropped lists the filters of the grid that were pruned.
+	Dropped []Dropped `json:"dropped,omitempty"`
+	Rows    []Row     `json:"rows"`
+	// Consensus at thread and at process level.
+	ThreadVotes  []Vote `json:"consensus_threads"`
+	ProcessVotes []Vote `json:"consensus_processes"`
+	// Traces that exist in one run only (they are compared as traces with
+	// no calls in the other run).
+	OnlyNormal []string `json:"only_normal,omitempty"`
+	OnlyFaulty []string `json:"only_faulty,omitempty"`
+	// Notes are what the decoder and the analysis report about the runs.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Dropped is a filter left out of a pruned grid: it keeps no call in the
+// runs (SameAs is empty), or exactly the calls of the filter SameAs.
+type Dropped struct {
+	Filter string `json:"filter"`
+	SameAs string `json:"same_as,omitempty"`
+}
+
+// Best returns the best-ranked row (the lowest B-score), if any.
+func (rk *Ranking) Best() (Row, bool) {
+	if len(rk.Rows) == 0 {
+		return Row{}, false
+	}
+	return rk.Rows[0], true
+}
+
+// Sweep analyses every combination of the grid and ranks them. The
+// comparison must hold a normal and a faulty run. Combinations run in
+// parallel on Options.Workers goroutines; the result does not depend on
+// their number.
+func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
+	if len(c.Runs) != 2 {
+		return nil, errors.New("rank: ranking needs two runs, a normal and a faulty one")
+	}
+	switch {
+	case len(g.Filters) == 0:
+		return nil, errors.New("rank: the grid has no filter")
+	case len(g.Ks) == 0:
+		return nil, errors.New("rank: the grid has no K")
+	case len(g.Modes) == 0:
+		return nil, errors.New("rank: the grid has no attribute mode")
+	case len(g.Linkages) == 0:
+		return nil, errors.New("rank: the grid has no linkage")
+	}
+	rk := &Ranking{
+		Normal: c.Runs[Normal].Dir, Faulty: c.Runs[Faulty].Dir, Ks: g.Ks,
+		OnlyNormal: idStrings(c.OnlyIn(Normal)), OnlyFaulty: idStrings(c.OnlyIn(Faulty)), Notes: c.runNotes(),
+	}
+	fs := g.Filters
+	if g.Prune {
+		fs, rk.Dropped = c.sameMasks(fs)
+	}
+	nlrs, err := c.Recognize(fs, g.Ks)
+	if err != nil {
+		return nil, err
+	}
+	if g.Prune {
+		var dropped []Dropped
+		nlrs, dropped = pruneNLRs(nlrs, len(g.Ks))
+		rk.Dropped = append(rk.Dropped, dropped...)
+		if len(nlrs) == 0 {
+			return nil, errors.New("rank: no filter of the grid keeps any call in these runs; name filters with --filters or a regexp with --custom")
+		}
+	}
+	for i := 0; i < len(nlrs); i += len(g.Ks) {
+		rk.Filters = append(rk.Filters, nlrs[i].Filter.Name())
+	}
+	for _, m := range g.Modes {
+		rk.Attrs = append(rk.Attrs, m.String())
+	}
+	for _, l := range g.Linkages {
+		rk.Links = append(rk.Links, l.String())
+	}
+
+	jobs := len(nlrs) * len(g.Modes)
+	results := make([]analysis, jobs)
+	c.begin("analysing combinations", jobs)
+	err = parallel(jobs, c.opts.Workers, func(j int) error {
+		var err error
+		results[j], err = c.analyze(nlrs[j/len(g.Modes)], g.Modes[j%len(g.Modes)], g.Linkages)
+		c.step()
+		return err
+	})
+	c.end()
+	if err != nil {
+		return nil, err
+	}
+
+	for j, a := range results {
+		n, m := nlrs[j/len(g.Modes)], g.Modes[j%len(g.Modes)]
+		rk.Notes = append(rk.Notes, a.notices...)
+		for l, link := range g.Linkages {
+			rk.Rows = append(rk.Rows, Row{
+				Filter: n.Filter.Name(), K: n.K, Attrs: m.String(), Linkage: link.String(),
+				BScore: a.level[Threads].bscores[l], Clusters: a.level[Threads].clusters,
+				ProcessBScore: a.level[Processes].bscores[l], ProcessClusters: a.level[Processes].clusters,
+				Threads: a.level[Threads].suspects, Processes: a.level[Processes].suspects,
+				order: len(rk.Rows),
+			})
+		}
+	}
+	slices.SortStableFunc(rk.Rows, compareRows)
+	rk.ThreadVotes = Consensus(rk.Rows, Threads)
+	rk.ProcessVotes = Consensus(rk.Rows, Processes)
+	return rk, nil
+}
+
+// compareRows orders the ranking table: by ascending B-score; among equal
+// B-scores, the row whose top thread changed most first (its suspect stands
+// out most clearly, and its filter and K make the clearest diffNLR); then
+// in grid order.
+func compareRows(a, b Row) int {
+	switch {
+	case a.BScore != b.BScore:
+		if a.BScore < b.BScore {
+			return -1
+		}
+		return 1
+	case topScore(a) != topScore(b):
+		return cmpDesc(topScore(a), topScore(b))
+	}
+	return a.order - b.order
+}
+
+func topScore(r Row) float64 {
+	if len(r.Threads) == 0 {
+		return 0
+	}
+	return r.Threads[0].Score
+}
+
+// analysis is what one (filter, K, mode) gives at each level.
+type analysis struct {
+	level   [2]levelResult
+	notices []string
+}
+
+type levelResult struct {
+	suspects []Suspect
+	clusters int
+	bscores  []float64 // per linkage of the grid
+}
+
+// analyze compares both runs under one (filter, K, mode) at thread and at
+// process level: JSMs, JSM_D, suspects, and per linkage both dendrograms
+// and their B-score.
+func (c *Comparison) analyze(n *NLR, m fca.Mode, links []cluster.Method) (analysis, error) {
+	var a analysis
+	var threadCtx []*fca.Context
+	for _, l := range []Level{Threads, Processes} {
+		if l == Processes && c.singleThreaded() {
+			// One thread per process in both runs: the process level has
+			// the same attribute sets, so the same results.
+			t := a.level[Threads]
+			p := levelResult{clusters: t.clusters, bscores: t.bscores}
+			for _, s := range t.suspects {
+				p.suspects = append(p.suspects, Suspect{ID: s.ID.Process(), Score: s.Score, Progress: s.Progress})
+			}
+			a.level[Processes] = p
+			continue
+		}
+		var s *Similarity
+		var err error
+		if l == Threads {
+			s, err = n.similarity(m, l, false)
+			if s != nil {
+				threadCtx = s.Ctx
+			}
+		} else {
+			// The process contexts merge the thread contexts just built.
+			ctxs := make([]*fca.Context, len(threadCtx))
+			for r, tc := range threadCtx {
+				if ctxs[r], err = n.processContext(tc); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				s, err = n.similarityOf(l, ctxs, false)
+			}
+		}
+		if err != nil {
+			return a, fmt.Errorf("filter %s, K = %d, %s, %s level: %v", n.Filter.Name(), n.K, m, l, err)
+		}
+		a.notices = append(a.notices, s.Notices...)
+		res := levelResult{suspects: Suspects(s.IDs, s.Scores(), n.ProgressChange(l)), clusters: Clusters(s)}
+		dn, df := s.Distances(Normal), s.Distances(Faulty)
+		for _, link := range links {
+			zn, err := cluster.Linkage(dn, link)
+			if err != nil {
+				return a, err
+			}
+			zf, err := cluster.Linkage(df, link)
+			if err != nil {
+				return a, err
+			}
+			b, err := cluster.BScore(zn, zf, res.clusters)
+			if err != nil {
+				return a, err
+			}
+			res.bscores = append(res.bscores, b)
+		}
+		a.level[l] = res
+	}
+	return a, nil
+}
+
+// Clusters returns the k of the B-score B_k for s: the number of distinct
+// attribute sets in the normal run — the equivalence classes the run
+// naturally falls into — clipped to [2, n−1] so that the cut neither lumps
+// everything together nor splits every object apart (either makes B_k
+// meaningless). With fewer than three objects it is n.
+func Clusters(s *Similarity) int {
+	n := len(s.IDs)
+	if n < 3 {
+		return max(n, 1)
+	}
+	return min(max(s.Ctx[Normal].NumClasses(), 2), n-1)
+}
+
+// singleThreaded reports whether every process has exactly one thread in
+// every run.
+func (c *Comparison) singleThreaded() bool {
+	for i, id := range c.IDs {
+		if id.Thread != 0 || (i > 0 && c.IDs[i-1].Proc == id.Proc) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameMasks drops the filters whose masks keep no function named in the
+// runs, and those that keep exactly the functions of an earlier filter's
+// mask, over every name of both runs: they would give the same rows.
+func (c *Comparison) sameMasks(fs []*filters.Filter) ([]*filters.Filter, []Dropped) {
+	masks := c.compile(fs)
+	var out []*filters.Filter
+	var kept []*filters.Mask
+	var dropped []Dropped
+	for i, m := range masks {
+		if m.Kept() == 0 {
+			dropped = append(dropped, Dropped{Filter: fs[i].Name()})
+			continue
+		}
+		if j := slices.IndexFunc(kept, func(o *filters.Mask) bool { return sameMask(o, m) }); j >= 0 {
+			dropped = append(dropped, Dropped{Filter: fs[i].Name(), SameAs: out[j].Name()})
+			continue
+		}
+		out = append(out, fs[i])
+		kept = append(kept, m)
+	}
+	return out, dropped
+}
+
+func sameMask(a, b *filters.Mask) bool {
+	if a.Len() != b.Len() {
+		return false
+	}
+	for s := range a.Len() {
+		if a.Keep(trace.Symbol(s)) != b.Keep(trace.Symbol(s)) {
+			return false
+		}
+	}
+	return true
+}
+
+// pruneNLRs drops the filters (groups of nk results) that kept no call in
+// either run, and those whose NLRs equal an earlier filter's in every trace
+// of both runs.
+func pruneNLRs(nlrs []*NLR, nk int) ([]*NLR, []Dropped) {
+	var out []*NLR
+	var dropped []Dropped
+	for i := 0; i < len(nlrs); i += nk {
+		group := nlrs[i : i+nk]
+		f := group[0].Filter.Name()
+		if group[0].Total() == 0 {
+			dropped = append(dropped, Dropped{Filter: f})
+			continue
+		}
+		same := ""
+		for j := 0; j < len(out) && same == ""; j += nk {
+			if sameNLRs(out[j], group[0]) {
+				same = out[j].Filter.Name()
+			}
+		}
+		if same != "" {
+			dropped = append(dropped, Dropped{Filter: f, SameAs: same})
+			continue
+		}
+		out = append(out, group...)
+	}
+	return out, dropped
+}
+
+// sameNLRs reports whether two filters' NLRs (same K) are the same in every
+// trace: then their loop tables are too, since both number loops by first
+// appearance in the same traces.
+func sameNLRs(a, b *NLR) bool {
+	if a.Table.Len() != b.Table.Len() {
+		return false
+	}
+	for r := range a.Seqs {
+		for i := range a.Seqs[r] {
+			if !a.Seqs[r][i].Equal(b.Seqs[r][i]) {
+				return false
+			}
+		}
+	}
+	for id := range int32(a.Table.Len()) {
+		if !a.Table.Body(id).Equal(b.Table.Body(id)) {
+			return false
+		}
+	}
+	return true
+}
+
+func idStrings(ids []trace.ID) []string {
+	var out []string
+	for _, id := range ids {
+		out = append(out, id.String())
+	}
+	return out
+}
