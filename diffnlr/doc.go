@@ -17,7 +17,8 @@
 // last event recorded in the faulty run is marked, so a run that hung shows a
 // stem that stops where the faulty process stopped while the normal side goes
 // on to MPI_Finalize. Picture.WriteText prints the same diff as text,
-// "  " common, "- " normal only, "+ " faulty only, like a unified diff.
+// "  " common, "- " normal only, "+ " faulty only, like a unified diff. A picture of several traces, such as
+// the threads of a process, holds one Section per trace, each under a heading.
 //
 // Real traces give long diffs, so both views abridge them the same way (see
 // Abridge): long common runs keep a few elements at each end around a
