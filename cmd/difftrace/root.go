@@ -27,6 +27,6 @@ one of them changed (diffNLR).`,
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.AddCommand(newInfoCmd(), newDecodeCmd(), newStatsCmd(), newConvertCmd(), newCaptureCmd(),
-		newFilterCmd(), newNLRCmd(), newLatticeCmd(), newJSMCmd(), newRankCmd())
+		newFilterCmd(), newNLRCmd(), newLatticeCmd(), newJSMCmd(), newRankCmd(), newDiffNLRCmd())
 	return root
 }
