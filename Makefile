@@ -9,8 +9,9 @@ FUZZTIME ?= 10s
 
 all: build
 
+# difftrace and its Graphviz helper difftrace-draw, side by side.
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/difftrace
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/difftrace ./cmd/difftrace-draw
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
@@ -176,6 +177,11 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 		}
 		if st, err := os.Stat(o); err == nil && st.IsDir() {
 			return fmt.Errorf("-o %s: is a directory; give a file name for the picture", o)
+		}
+		if pf, _ := diffnlr.FormatOf(o); pf != diffnlr.DOT {
+			if _, err := draw.Helper(); err != nil {
+				return err
+			}
 		}
 	}
 	dirs, source, err := f.params(cmd)
