@@ -38,8 +38,10 @@ func newDiffNLRCmd() *cobra.Command {
 		Long: `diffnlr diffs the nested-loop representation (NLR) of one trace in the
 normal run against the same trace in the faulty run (seeds/002 §3.2.7.1):
 a Myers diff with one token per NLR element, so "L1^16" against "L1^7, L0^9"
-is one change. TRACE is P.T (thread T of process P) or P (every thread of
-process P, one after the other; a process with one thread is that thread).
+is one change (Figs 3.5–3.7). TRACE is P.T (thread T of process P) or P:
+every thread of process P, each diffed on its own, one after the other
+(threads run concurrently, so no order joins them); a process with one
+thread is that thread.
 
 It prints the diff like a unified diff: "  " in both runs, "- " only in the
 normal run, "+ " only in the faulty run, and "<- faulty trace ends here"
@@ -51,7 +53,9 @@ terminal, or as --color says (NO_COLOR turns the automatic colours off).
 -o FILE draws the picture, the format from the name: .svg, .png or .dot (the
 Graphviz source); repeat -o for several. A green stem holds what both runs
 did, blue boxes on the left what only the normal run did, red boxes on the
-right what only the faulty run did; the legend lists the loop bodies.
+right what only the faulty run did; the legend lists the loop bodies. SVG
+and PNG are drawn by difftrace-draw, the Graphviz helper installed beside
+difftrace.
 
 By default the runs, the filter and K are those of the best-ranked
 combination (lowest B-score) that "difftrace rank" saved in .difftrace/ of the
@@ -62,7 +66,7 @@ to show everything.`,
 		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
   difftrace diffnlr 5
   difftrace diffnlr 5 -o diffnlr-5.svg -o diffnlr-5.png
-  difftrace diffnlr 6.4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-critbug --filter mem+omp.crit
+  difftrace diffnlr 6.4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-critbug --filter mem+omp.crit+cust=CPU_Exec
   difftrace diffnlr 4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-dlbug --full`,
 		Args: cobra.ExactArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -172,11 +176,14 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 		return err
 	}
 	for _, o := range f.outputs {
+		if st, err := os.Stat(o); err == nil && st.IsDir() {
+			return fmt.Errorf("-o %s: is a directory; give a file name for the picture", o)
+		}
 		if _, err := diffnlr.FormatOf(o); err != nil {
 			return fmt.Errorf("-o %s: unknown picture format %q; name the file *.svg, *.png or *.dot", o, filepath.Ext(o))
 		}
-		if st, err := os.Stat(o); err == nil && st.IsDir() {
-			return fmt.Errorf("-o %s: is a directory; give a file name for the picture", o)
+		if st, err := os.Stat(filepath.Dir(o)); err != nil || !st.IsDir() {
+			return fmt.Errorf("-o %s: the directory %s does not exist; create it first", o, filepath.Dir(o))
 		}
 		if pf, _ := diffnlr.FormatOf(o); pf != diffnlr.DOT {
 			if _, err := draw.Helper(); err != nil {
