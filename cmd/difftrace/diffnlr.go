@@ -225,7 +225,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if source != "" {
 		fmt.Fprintf(w, " (%s)", source)
 	}
-	fmt.Fprintf(w, "\nnormal  %s\nfaulty  %s\n\n", c.Runs[rank.Normal].Dir, c.Runs[rank.Faulty].Dir)
+	fmt.Fprintf(w, "\nnormal  %s\nfaulty  %s\n\n", shortPath(c.Runs[rank.Normal].Dir), shortPath(c.Runs[rank.Faulty].Dir))
 	if err := pic.WriteText(w, color); err != nil {
 		return err
 	}
@@ -344,4 +344,18 @@ func diffPicture(c *rank.Comparison, n *rank.NLR, id trace.ID, threads []trace.I
 // runLabel names a run in a picture title: its directory's base name.
 func runLabel(c *rank.Comparison, r int) string {
 	return filepath.Base(filepath.Clean(c.Runs[r].Dir))
+}
+
+// shortPath writes a path below the current directory relative to it (the
+// session keeps absolute paths).
+func shortPath(p string) string {
+	wd, err := os.Getwd()
+	if err != nil || !filepath.IsAbs(p) {
+		return p
+	}
+	rel, err := filepath.Rel(wd, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return rel
 }
