@@ -9,7 +9,8 @@
 // both runs, runs only in the normal run, runs only in the faulty run.
 //
 // Picture.Render draws the blocks with Graphviz (go-graphviz, compiled to
-// WebAssembly, so nothing needs installing): a vertical stem of green boxes
+// WebAssembly, so nothing needs installing; see package draw, which runs it
+// in a helper process unless draw/graphviz is linked): a vertical stem of green boxes
 // for the common runs, blue boxes for what only the normal run did on the
 // left, red boxes for what only the faulty run did on the right, both
 // rejoining the stem at the next common element, a title, and a legend with
