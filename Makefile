@@ -12,8 +12,9 @@ FUZZTIME ?= 50000x
 
 all: build
 
+# difftrace and its Graphviz helper difftrace-draw, side by side.
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/difftrace
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/difftrace ./cmd/difftrace-draw
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -36,14 +37,21 @@ fuzz:
 	$(GO) test ./cluster -run '^$$' -fuzz '^FuzzLinkage$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./diffnlr -run '^$$' -fuzz '^FuzzDiff$$' -fuzztime $(FUZZTIME)
 
-# Until the analysis exists, the demo shows the trace reader on the example
-# run in testdata/ (the 4-process MPI odd/even sort).
+# The analysis on the committed example runs (testdata/runs): rank the traces
+# the bug changed, then draw how the top one changed (diffNLR), for the
+# odd/even sort with swapBug (seeds/002 Fig. 3.5b) and ILCS with its
+# unprotected critical section (Fig. 3.7a). Each pair works in its own
+# directory of demo-out/, where rank leaves its session for diffnlr.
+DEMO := demo-out
+DT   := ../../$(BIN)
+RUNS := ../../testdata/runs
 demo: build
-	$(BIN) info testdata/parlot/oddeven4
-	@echo
-	$(BIN) stats testdata/parlot/oddeven4 --by program --edges
-	@echo
-	$(BIN) decode testdata/parlot/oddeven4 --trace 1.0
+	@mkdir -p $(DEMO)/oddeven $(DEMO)/ilcs
+	cd $(DEMO)/oddeven && $(DT) rank $(RUNS)/oddeven-normal $(RUNS)/oddeven-swapbug --rows 8
+	cd $(DEMO)/oddeven && $(DT) diffnlr 5 -o diffnlr-5.svg -o diffnlr-5.png
+	cd $(DEMO)/ilcs && $(DT) rank $(RUNS)/ilcs-normal $(RUNS)/ilcs-critbug --rows 8
+	cd $(DEMO)/ilcs && $(DT) diffnlr 6.4 -o diffnlr-6.4.svg -o diffnlr-6.4.png
+	@echo; echo "pictures: $$(ls $(DEMO)/*/*.svg $(DEMO)/*/*.png | tr '\n' ' ')"
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -55,4 +63,4 @@ examples: build
 	examples/record-runs.sh $(BIN) examples testdata/runs
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DEMO)

@@ -62,11 +62,14 @@ type skipped struct {
 }
 
 // part is a run of rows of one kind, or (skip != nil) a line standing for
-// changes that are not shown.
+// changes that are not shown, or (head != "") the heading of a section with
+// a note on its traces (note, e.g. "the faulty trace is empty").
 type part struct {
 	kind Kind
 	rows []row
 	skip *skipped
+	head string
+	note string
 }
 
 // view is the abridged diff both the picture and the text draw.

@@ -9,7 +9,8 @@
 // both runs, runs only in the normal run, runs only in the faulty run.
 //
 // Picture.Render draws the blocks with Graphviz (go-graphviz, compiled to
-// WebAssembly, so nothing needs installing): a vertical stem of green boxes
+// WebAssembly, so nothing needs installing; see package draw, which runs it
+// in a helper process unless draw/graphviz is linked): a vertical stem of green boxes
 // for the common runs, blue boxes for what only the normal run did on the
 // left, red boxes for what only the faulty run did on the right, both
 // rejoining the stem at the next common element, a title, and a legend with
@@ -17,7 +18,8 @@
 // last event recorded in the faulty run is marked, so a run that hung shows a
 // stem that stops where the faulty process stopped while the normal side goes
 // on to MPI_Finalize. Picture.WriteText prints the same diff as text,
-// "  " common, "- " normal only, "+ " faulty only, like a unified diff.
+// "  " common, "- " normal only, "+ " faulty only, like a unified diff. A picture of several traces, such as
+// the threads of a process, holds one Section per trace, each under a heading.
 //
 // Real traces give long diffs, so both views abridge them the same way (see
 // Abridge): long common runs keep a few elements at each end around a

@@ -23,6 +23,7 @@ const (
 	fillSkip     = "#f3f3f3"
 	borderSkip   = "#8f8f8f"
 	colorEnd     = "#a11d17"
+	fillHead     = "#414b57"
 	textNote     = "#555555"
 	fontName     = "Helvetica"
 )
@@ -104,9 +105,10 @@ type end struct {
 // of out-edges), both rejoining the stem at the next common element. When
 // only one run has extra elements, the other run's path is a direct edge in
 // its colour beside them. An invisible edge across a two-sided change keeps
-// the stem straight.
+// the stem straight. Sections follow one another down the stem, each under
+// a dark heading box.
 func (p *Picture) graph() *dotGraph {
-	v := abridge(p.Blocks, p.Abridge)
+	v := p.view()
 	g := &dotGraph{}
 	normalName, faultyName := p.names()
 
@@ -183,16 +185,51 @@ func (p *Picture) graph() *dotGraph {
 		g.order = append(g.order, pending...)
 		pending = nil
 	}
+	// heading starts a section on the stem, below everything before it but
+	// joined to it by invisible edges only: sections are separate traces.
+	var marks []end
+	heading := func(id int) {
+		rank := 0
+		for _, e := range append(open, marks...) {
+			addEdge(e.node, id, slotOf(e.side), `style="invis"`)
+			rank = max(rank, e.rank+1)
+		}
+		if straight >= 0 {
+			addEdge(straight, id, 1, `style="invis"`)
+			straight = -1
+		}
+		open = []end{{node: id, side: Common, rank: rank}}
+		marks = nil
+		g.ranks = max(g.ranks, rank+1)
+		g.order = append(g.order, pending...)
+		pending = nil
+	}
 	// marker hangs the "trace ends here" note below node id.
 	marker := func(id, rank int) {
 		m := addNode("end", fmt.Sprintf(`label=<<B>■ %s</B><BR/><FONT POINT-SIZE="10">last event recorded</FONT>>, shape="plaintext", style="", fontcolor=%q, fontsize="12"`,
 			html(p.endText()), colorEnd), p.endText())
 		addEdge(id, m, 2, fmt.Sprintf(`style="dashed", color=%q, arrowhead="tee", arrowsize="0.9"`, colorEnd))
 		g.ranks = max(g.ranks, rank+2)
+		marks = append(marks, end{node: m, side: FaultyOnly, rank: rank + 1})
 	}
 
 	for i := 0; i < len(v.parts); i++ {
 		pt := v.parts[i]
+		if pt.head != "" {
+			label := "<<B>" + html(pt.head) + "</B>"
+			if pt.note != "" {
+				label += `<BR/><FONT POINT-SIZE="10">` + html(pt.note) + "</FONT>"
+			}
+			label += ">"
+			wide := pt.head
+			if utf8.RuneCountInString(pt.note) > utf8.RuneCountInString(wide) {
+				wide = pt.note
+			}
+			id := addNode("h", fmt.Sprintf(`label=%s, group="stem", style="filled", fillcolor=%q, color=%q, fontcolor="white", fontsize="13"`,
+				label, fillHead, fillHead), wide)
+			heading(id)
+			continue
+		}
 		if pt.skip != nil {
 			label := skipLines(pt.skip)
 			id := addNode("skip", fmt.Sprintf(`label=%s, group="stem", style="rounded,dashed,filled", fillcolor=%q, color=%q, fontcolor=%q, fontsize="11"`,
@@ -276,7 +313,7 @@ func (p *Picture) graph() *dotGraph {
 		normalName, thousands(v.normalLen), plural(v.normalLen, "element", "elements"),
 		faultyName, thousands(v.faultyLen), plural(v.faultyLen, "element", "elements"),
 		thousands(v.changes), plural(v.changes, "change", "changes"))
-	if s := p.emptyText(&v); s != "" {
+	if s := p.wholeEmptyText(&v); s != "" {
 		summary += " · " + s
 	}
 	fmt.Fprintf(&lb, `<TR><TD><FONT POINT-SIZE="10" COLOR=%q>%s</FONT></TD></TR>`, textNote, html(summary))

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/goccy/go-graphviz"
+
+	drawgv "github.com/difftrace/difftrace/draw/graphviz"
 )
 
 // colourName names the palette colours in test expectations.
@@ -29,8 +31,13 @@ type parsedDOT struct {
 
 func parseDOT(t *testing.T, src []byte) parsedDOT {
 	t.Helper()
-	gv.Lock()
-	defer gv.Unlock()
+	var out parsedDOT
+	drawgv.Exclusive(func() { out = parseDOTLocked(t, src) })
+	return out
+}
+
+func parseDOTLocked(t *testing.T, src []byte) parsedDOT {
+	t.Helper()
 	g, err := graphviz.ParseBytes(src)
 	if err != nil {
 		t.Fatalf("go-graphviz cannot parse the DOT source: %v\n%s", err, src)

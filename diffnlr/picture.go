@@ -11,6 +11,11 @@ import (
 // the reader needs to understand them.
 type Picture struct {
 	Blocks []Block
+	// Sections, when not empty, replace Blocks: the picture shows several
+	// traces one after the other, each under its title (e.g. the threads of
+	// a process). Each section is abridged on its own and marks its own
+	// faulty trace's end.
+	Sections []Section
 
 	// Title names the comparison, e.g. "diffNLR(5): normal vs faulty";
 	// empty gives "diffNLR".
@@ -24,6 +29,31 @@ type Picture struct {
 	Legend []string
 	// Abridge limits what long diffs show; the zero value is the default.
 	Abridge Abridge
+}
+
+// Section is the diff of one trace of a picture that shows several, such as
+// one thread of a process.
+type Section struct {
+	Title  string // e.g. "thread 6.4"
+	Blocks []Block
+}
+
+// view abridges the picture's diff for display: its blocks, or each of its
+// sections after a heading.
+func (p *Picture) view() view {
+	if len(p.Sections) == 0 {
+		return abridge(p.Blocks, p.Abridge)
+	}
+	var v view
+	for _, s := range p.Sections {
+		sv := abridge(s.Blocks, p.Abridge)
+		v.parts = append(v.parts, part{head: s.Title, note: p.emptyText(&sv)})
+		v.parts = append(v.parts, sv.parts...)
+		v.normalLen += sv.normalLen
+		v.faultyLen += sv.faultyLen
+		v.changes += sv.changes
+	}
+	return v
 }
 
 // Label is the fallback element label, for callers without a symbol table:
@@ -97,6 +127,15 @@ func (p *Picture) emptyText(v *view) string {
 		return "the " + faulty + " trace is empty"
 	}
 	return ""
+}
+
+// wholeEmptyText is emptyText for the whole picture: with sections, each
+// heading carries its own note instead.
+func (p *Picture) wholeEmptyText(v *view) string {
+	if len(p.Sections) > 0 {
+		return ""
+	}
+	return p.emptyText(v)
 }
 
 // thousands formats n with comma separators: 1234567 → "1,234,567".

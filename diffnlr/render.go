@@ -8,10 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
-	"github.com/goccy/go-graphviz"
-	"github.com/goccy/go-graphviz/gvc"
+	"github.com/difftrace/difftrace/draw"
 )
 
 // Format is an output format of Picture.Render.
@@ -44,44 +42,12 @@ func FormatOf(path string) (Format, error) {
 const (
 	pngDPI    = 144
 	minDPI    = 36
-	maxPixels = 16000
+	maxPixels = draw.MaxPixels
 )
 
-// The Graphviz WebAssembly module of go-graphviz is one instance per
-// process, so renders take turns; the engine and its raster renderer are
-// made once.
-var gv struct {
-	sync.Mutex
-	g   *graphviz.Graphviz
-	png *rasterizer
-	err error
-}
-
-func graphvizEngine(ctx context.Context) (*graphviz.Graphviz, error) {
-	if gv.g != nil || gv.err != nil {
-		return gv.g, gv.err
-	}
-	gv.png = newRasterizer()
-	render, err := gvc.NewRenderPlugin(ctx, "png", gv.png,
-		gvc.WithRenderFeatures(gvc.RenderYGoesDown, gvc.RenderDoesTransform),
-		gvc.WithRenderQuality(10))
-	if err == nil {
-		var device *gvc.DevicePlugin
-		device, err = gvc.NewDevicePlugin(ctx, "png:png",
-			gvc.WithDeviceFeatures(gvc.DeviceBinaryFormat, gvc.DeviceDoesTrueColor),
-			gvc.WithDeviceQuality(10))
-		if err == nil {
-			gv.g, err = graphviz.NewWithPlugins(ctx, render, device)
-		}
-	}
-	if err != nil {
-		gv.err = fmt.Errorf("diffnlr: starting Graphviz: %w", err)
-	}
-	return gv.g, gv.err
-}
-
 // Render draws the picture in format f to w. SVG and PNG are laid out by
-// Graphviz's dot; DOT is the source it lays out.
+// Graphviz's dot (see package draw: in this process when draw/graphviz is
+// linked, else by the difftrace-draw helper); DOT is the source it lays out.
 func (p *Picture) Render(w io.Writer, f Format) error {
 	g := p.graph()
 	if f == DOT {
@@ -107,27 +73,11 @@ func (p *Picture) Render(w io.Writer, f Format) error {
 		return fmt.Errorf("diffnlr: unknown picture format %q (want svg, png or dot)", f)
 	}
 	src := g.dot(extra)
-
-	ctx := context.Background()
-	gv.Lock()
-	defer gv.Unlock()
-	engine, err := graphvizEngine(ctx)
+	out, err := draw.Render(context.Background(), src, draw.Format(f))
 	if err != nil {
-		return err
-	}
-	graph, err := graphviz.ParseBytes(src)
-	if err != nil {
-		return fmt.Errorf("diffnlr: Graphviz rejected the picture: %w", err)
-	}
-	defer graph.Close()
-	var buf bytes.Buffer
-	if err := engine.Render(ctx, graph, graphviz.Format(f), &buf); err != nil {
 		return fmt.Errorf("diffnlr: drawing the picture as %s: %w", strings.ToUpper(string(f)), err)
 	}
-	if buf.Len() == 0 {
-		return fmt.Errorf("diffnlr: Graphviz drew an empty %s picture", strings.ToUpper(string(f)))
-	}
-	_, err = w.Write(buf.Bytes())
+	_, err = w.Write(out)
 	return err
 }
 

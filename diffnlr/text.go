@@ -24,9 +24,10 @@ const (
 // differently the faulty run's last event is followed by
 // "  <- faulty trace ends here". With color, lines get ANSI colours (blue
 // for the normal run, red for the faulty run, as in the picture); callers
-// pass true only when writing to a terminal or when asked.
+// pass true only when writing to a terminal or when asked. Each section of a
+// picture with Sections starts with a "@@ title @@" line.
 func (p *Picture) WriteText(w io.Writer, color bool) error {
-	v := abridge(p.Blocks, p.Abridge)
+	v := p.view()
 	bw := bufio.NewWriter(w)
 	line := func(style, text string) {
 		if color && style != "" {
@@ -43,6 +44,15 @@ func (p *Picture) WriteText(w io.Writer, color bool) error {
 	line(ansiBold, "+++ "+faulty)
 	bw.WriteByte('\n')
 	for _, pt := range v.parts {
+		if pt.head != "" {
+			h := pt.head
+			if pt.note != "" {
+				h += ": " + pt.note
+			}
+			line(ansiBold, "@@ "+h+" @@")
+			bw.WriteByte('\n')
+			continue
+		}
 		if pt.skip != nil {
 			line(ansiCyan, "@@ "+skipText(pt.skip)+" @@")
 			bw.WriteByte('\n')
@@ -68,7 +78,7 @@ func (p *Picture) WriteText(w io.Writer, color bool) error {
 			bw.WriteByte('\n')
 		}
 	}
-	if s := p.emptyText(&v); s != "" {
+	if s := p.wholeEmptyText(&v); s != "" {
 		line(ansiDim, "  ("+s+")")
 		bw.WriteByte('\n')
 	}

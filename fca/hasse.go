@@ -10,8 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-graphviz"
-
+	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -32,7 +31,7 @@ const (
 // appear first there (blue, its reduced intent) and the traces whose
 // attribute set it is (yellow, its reduced extent). Concepts with neither
 // are dots. DOT is the Graphviz source; SVG and PNG are laid out by Graphviz
-// (go-graphviz).
+// (go-graphviz, through package draw).
 func WriteLattice(w io.Writer, f Format, c *Context, l *Lattice) error {
 	if l.Objects() != c.NumClasses() {
 		return fmt.Errorf("lattice picture: the lattice has %d objects but the context has %d classes; build it with BuildLattice", l.Objects(), c.NumClasses())
@@ -57,24 +56,19 @@ func WriteLattice(w io.Writer, f Format, c *Context, l *Lattice) error {
 // drawing operations (its JSON output) by drawLayout.
 func renderDOT(w io.Writer, f Format, dot []byte) error {
 	ctx := context.Background()
-	gv, err := graphviz.New(ctx)
-	if err != nil {
-		return fmt.Errorf("graphviz: %w", err)
-	}
-	defer gv.Close()
-	g, err := graphviz.ParseBytes(dot)
-	if err != nil {
-		return fmt.Errorf("graphviz: reading the generated graph: %w", err)
-	}
-	defer g.Close()
 	if f == SVG {
-		return gv.Render(ctx, g, graphviz.SVG, w)
+		svg, err := draw.Render(ctx, dot, draw.SVG)
+		if err != nil {
+			return fmt.Errorf("lattice picture: %w", err)
+		}
+		_, err = w.Write(svg)
+		return err
 	}
-	var js bytes.Buffer
-	if err := gv.Render(ctx, g, graphviz.Format("json"), &js); err != nil {
-		return fmt.Errorf("graphviz: %w", err)
+	js, err := draw.Render(ctx, dot, draw.JSON)
+	if err != nil {
+		return fmt.Errorf("lattice picture: %w", err)
 	}
-	return drawLayout(w, js.Bytes())
+	return drawLayout(w, js)
 }
 
 // writeLatticeDOT writes the Graphviz source of the diagram. Concepts are

@@ -92,3 +92,40 @@ func (s Suspect) MarshalJSON() ([]byte, error) {
 		Progress float64 `json:"progress_change"`
 	}{s.ID.String(), s.Score, s.Progress})
 }
+
+// UnmarshalJSON reads a vote as MarshalJSON writes it.
+func (v *Vote) UnmarshalJSON(b []byte) error {
+	var j struct {
+		ID     string `json:"id"`
+		First  int    `json:"first"`
+		Listed int    `json:"listed"`
+	}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	id, err := trace.ParseID(j.ID)
+	if err != nil {
+		return err
+	}
+	*v = Vote{ID: id, First: j.First, Listed: j.Listed}
+	return nil
+}
+
+// UnmarshalJSON reads a suspect as MarshalJSON writes it, so a saved ranking
+// (the session of the rank command) can be read back.
+func (s *Suspect) UnmarshalJSON(b []byte) error {
+	var j struct {
+		ID       string  `json:"id"`
+		Score    float64 `json:"score"`
+		Progress float64 `json:"progress_change"`
+	}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	id, err := trace.ParseID(j.ID)
+	if err != nil {
+		return err
+	}
+	*s = Suspect{ID: id, Score: j.Score, Progress: j.Progress}
+	return nil
+}

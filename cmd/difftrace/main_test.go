@@ -24,7 +24,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	difftraceBin = filepath.Join(dir, "difftrace")
-	build := exec.Command("go", "build", "-ldflags", "-X main.version=9.8.7-test", "-o", difftraceBin, ".")
+	// The Graphviz helper goes beside the binary, where difftrace looks for it.
+	build := exec.Command("go", "build", "-ldflags", "-X main.version=9.8.7-test", "-o", dir+string(filepath.Separator), ".", "../difftrace-draw")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building difftrace:", err)

@@ -32,6 +32,6 @@ one of them changed (diffNLR).`,
 		return fmt.Errorf("%v (see %s --help)", err, c.CommandPath())
 	})
 	root.AddCommand(newInfoCmd(), newDecodeCmd(), newStatsCmd(), newConvertCmd(), newCaptureCmd(),
-		newFilterCmd(), newNLRCmd(), newLatticeCmd(), newJSMCmd(), newRankCmd())
+		newFilterCmd(), newNLRCmd(), newLatticeCmd(), newJSMCmd(), newRankCmd(), newDiffNLRCmd())
 	return root
 }

@@ -1,4 +1,4 @@
-package diffnlr
+package graphviz
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"golang.org/x/image/font/gofont/gomonobold"
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/opentype"
+
+	"github.com/difftrace/difftrace/draw"
 )
 
 // rasterizer is the Graphviz render engine behind PNG output. go-graphviz's
@@ -45,8 +47,8 @@ func newRasterizer() *rasterizer {
 
 func (r *rasterizer) BeginPage(_ context.Context, job *gvc.Job) error {
 	w, h := int(job.Width()), int(job.Height())
-	if w <= 0 || h <= 0 || w > maxPixels || h > maxPixels {
-		return fmt.Errorf("diffnlr: a %d×%d pixel picture is too large for PNG; write SVG instead", w, h)
+	if w <= 0 || h <= 0 || w > draw.MaxPixels || h > draw.MaxPixels {
+		return fmt.Errorf("a %d×%d pixel picture is too large for PNG; write SVG instead", w, h)
 	}
 	r.dc = gg.NewContext(w, h)
 	r.dc.SetRGB(1, 1, 1)

@@ -1,0 +1,361 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/draw"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/trace"
+)
+
+type diffNLRFlags struct {
+	analysisFlags
+	normal, faulty string
+	outputs        []string
+	color          string
+	context        int
+	changed        int
+	changes        int
+	full           bool
+}
+
+func newDiffNLRCmd() *cobra.Command {
+	var f diffNLRFlags
+	cmd := &cobra.Command{
+		Use:   "diffnlr TRACE [-o FILE]",
+		Short: "Show how one trace or process changed between the normal and the faulty run",
+		Long: `diffnlr diffs the nested-loop representation (NLR) of one trace in the
+normal run against the same trace in the faulty run (seeds/002 §3.2.7.1):
+a Myers diff with one token per NLR element, so "L1^16" against "L1^7, L0^9"
+is one change (Figs 3.5–3.7). TRACE is P.T (thread T of process P) or P:
+every thread of process P, each diffed on its own, one after the other
+(threads run concurrently, so no order joins them); a process with one
+thread is that thread.
+
+It prints the diff like a unified diff: "  " in both runs, "- " only in the
+normal run, "+ " only in the faulty run, and "<- faulty trace ends here"
+where a faulty trace that ends differently stopped (a hang shows there).
+Loops are written L1^7 (loop L1 ran 7 times); the loop bodies follow the
+diff. Colours (blue normal, red faulty) are used when standard output is a
+terminal, or as --color says (NO_COLOR turns the automatic colours off).
+
+-o FILE draws the picture, the format from the name: .svg, .png or .dot (the
+Graphviz source); repeat -o for several. A green stem holds what both runs
+did, blue boxes on the left what only the normal run did, red boxes on the
+right what only the faulty run did; the legend lists the loop bodies. SVG
+and PNG are drawn by difftrace-draw, the Graphviz helper installed beside
+difftrace.
+
+By default the runs, the filter and K are those of the best-ranked
+combination (lowest B-score) that "difftrace rank" saved in .difftrace/ of the
+current directory. --normal and --faulty name the runs instead (the session
+is then not read; the filter defaults to mpi and K to 10); --filter and --k
+override. Long diffs are abridged: --context, --changed, --changes, or --full
+to show everything.`,
+		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
+  difftrace diffnlr 5
+  difftrace diffnlr 5 -o diffnlr-5.svg -o diffnlr-5.png
+  difftrace diffnlr 6.4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-critbug --filter mem+omp.crit+cust=CPU_Exec
+  difftrace diffnlr 4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-dlbug --full`,
+		Args: cobra.ExactArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
+	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.normal, "normal", "", "the normal run's directory (default: the one in .difftrace/session.json)")
+	fl.StringVar(&f.faulty, "faulty", "", "the faulty run's directory (default: the one in .difftrace/session.json)")
+	fl.StringVarP(&f.filter, "filter", "f", "",
+		`which calls to keep: presets joined by "+", e.g. mpi, mem+omp.crit+cust=CPU_Exec (default: the best-ranked filter of the session, or mpi)`)
+	fl.IntVarP(&f.k, "k", "k", 0, "longest loop body NLR looks for (default: the best-ranked K of the session, or 10)")
+	fl.StringArrayVarP(&f.outputs, "output", "o", nil, "draw the picture into this file: .svg, .png or .dot (repeatable)")
+	fl.StringVar(&f.color, "color", "auto", "colour the text diff: auto (when standard output is a terminal), always or never")
+	fl.IntVar(&f.context, "context", 3, "common elements shown at each end of a long common run (-1: all)")
+	fl.IntVar(&f.changed, "changed", 8, "elements shown at each end of a long changed run (-1: all)")
+	fl.IntVar(&f.changes, "changes", 20, "changes shown, the first and the last ones, when there are more (-1: all)")
+	fl.BoolVar(&f.full, "full", false, "show the whole diff, nothing abridged")
+	return cmd
+}
+
+// abridge checks the abridging flags.
+func (f *diffNLRFlags) abridge() (diffnlr.Abridge, error) {
+	if f.full {
+		return diffnlr.Full, nil
+	}
+	a := diffnlr.Abridge{Context: f.context, Changed: f.changed, Changes: f.changes}
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"context", f.context}, {"changed", f.changed}, {"changes", f.changes}} {
+		if v.n == 0 || v.n < -1 {
+			return a, fmt.Errorf("--%s %d: give 1 or more, or -1 for no limit", v.name, v.n)
+		}
+	}
+	return a, nil
+}
+
+// colorOn decides whether the text diff is coloured.
+func (f *diffNLRFlags) colorOn(w io.Writer) (bool, error) {
+	switch f.color {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto":
+		return os.Getenv("NO_COLOR") == "" && isTerminal(w), nil
+	}
+	return false, fmt.Errorf("--color %q: want auto, always or never", f.color)
+}
+
+// params settles the runs, the filter and K: from the flags, else from the
+// session rank saved, else the defaults. It returns where they came from,
+// for the header.
+func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string, err error) {
+	switch {
+	case f.normal != "" && f.faulty != "":
+		dirs = []string{f.normal, f.faulty}
+		if f.filter == "" {
+			f.filter = "mpi"
+		}
+		if f.k == 0 {
+			f.k = 10
+		}
+	case f.normal != "" || f.faulty != "":
+		return nil, "", fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
+	default:
+		s, err := loadSession()
+		if err != nil {
+			return nil, "", err
+		}
+		dirs = []string{s.Normal, s.Faulty}
+		bestFilter, bestK := "mpi", 10
+		if s.Best != nil {
+			bestFilter, bestK = s.Best.Filter, s.Best.K
+			source = fmt.Sprintf("best-ranked in %s, B-score %.3f", filepath.Join(sessionDir, sessionFile), s.Best.BScore)
+		}
+		if f.filter == "" {
+			f.filter = bestFilter
+		}
+		if f.k == 0 {
+			f.k = bestK
+		}
+		if cmd.Flags().Changed("filter") || cmd.Flags().Changed("k") || s.Best == nil {
+			source = "runs from " + filepath.Join(sessionDir, sessionFile)
+		}
+	}
+	return dirs, source, nil
+}
+
+func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
+	id, err := trace.ParseID(strings.TrimSpace(arg))
+	if err != nil {
+		return fmt.Errorf("%q: %v; name a trace as P.T (e.g. 6.4) or a process as P (e.g. 5)", arg, err)
+	}
+	if cmd.Flags().Changed("k") && f.k == 0 {
+		return fmt.Errorf("--k 0: the longest loop body must be between 1 and %d (10 is usual)", nlr.MaxK)
+	}
+	ab, err := f.abridge()
+	if err != nil {
+		return err
+	}
+	color, err := f.colorOn(cmd.OutOrStdout())
+	if err != nil {
+		return err
+	}
+	for _, o := range f.outputs {
+		if st, err := os.Stat(o); err == nil && st.IsDir() {
+			return fmt.Errorf("-o %s: is a directory; give a file name for the picture", o)
+		}
+		if _, err := diffnlr.FormatOf(o); err != nil {
+			return fmt.Errorf("-o %s: unknown picture format %q; name the file *.svg, *.png or *.dot", o, filepath.Ext(o))
+		}
+		if st, err := os.Stat(filepath.Dir(o)); err != nil || !st.IsDir() {
+			return fmt.Errorf("-o %s: the directory %s does not exist; create it first", o, filepath.Dir(o))
+		}
+		if pf, _ := diffnlr.FormatOf(o); pf != diffnlr.DOT {
+			if _, err := draw.Helper(); err != nil {
+				return err
+			}
+		}
+	}
+	dirs, source, err := f.params(cmd)
+	if err != nil {
+		return err
+	}
+	flt, _, _, err := f.parse()
+	if err != nil {
+		return err
+	}
+
+	c, err := f.openComparison(cmd, dirs)
+	if err != nil {
+		return err
+	}
+	threads, err := diffTraces(c, id)
+	if err != nil {
+		return err
+	}
+	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+	if err != nil {
+		return err
+	}
+	n := res[0]
+	pic, loops, empty, err := diffPicture(c, n, id, threads)
+	if err != nil {
+		return err
+	}
+	pic.Abridge = ab
+
+	// The text diff, on standard output.
+	w := bufio.NewWriter(cmd.OutOrStdout())
+	fmt.Fprintf(w, "diffNLR(%s): filter %s, K %d", id, n.Filter.Name(), n.K)
+	if source != "" {
+		fmt.Fprintf(w, " (%s)", source)
+	}
+	fmt.Fprintf(w, "\nnormal  %s\nfaulty  %s\n\n", shortPath(c.Runs[rank.Normal].Dir), shortPath(c.Runs[rank.Faulty].Dir))
+	if err := pic.WriteText(w, color); err != nil {
+		return err
+	}
+	if len(empty) > 0 && len(threads) > 1 {
+		fmt.Fprintf(w, "\nno call kept in either run: threads %s\n", strings.Join(empty, ", "))
+	}
+	if len(loops) > 0 {
+		w.WriteString("\nloops:\n")
+		for _, l := range loops {
+			w.WriteString("  " + l + "\n")
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if len(threads) == len(empty) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: filter %s keeps no call of %s in either run; try another --filter (difftrace filter RUN --filter SPEC shows what a filter keeps)\n", n.Filter.Name(), id)
+	}
+
+	for _, o := range f.outputs {
+		if err := pic.WriteFile(o); err != nil {
+			return fmt.Errorf("-o %s: %v", o, strings.TrimPrefix(err.Error(), "diffnlr: "))
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o)
+	}
+	return nil
+}
+
+// diffTraces returns the threads a diffNLR of id shows: the trace itself,
+// or every thread of the process that exists in either run. A trace that
+// does not exist, or exists in one run only, is an error.
+func diffTraces(c *rank.Comparison, id trace.ID) ([]trace.ID, error) {
+	what := "trace " + id.String()
+	var ids []trace.ID
+	for _, t := range c.IDs {
+		if t == id || (id.IsProcess() && t.Proc == id.Proc) {
+			ids = append(ids, t)
+		}
+	}
+	if id.IsProcess() {
+		what = "process " + id.String()
+	}
+	if len(ids) == 0 {
+		var span string
+		if id.IsProcess() {
+			ps := c.Processes()
+			span = fmt.Sprintf("the processes are %s … %s", ps[0], ps[len(ps)-1])
+		} else {
+			span = fmt.Sprintf("the traces are %s … %s", c.IDs[0], c.IDs[len(c.IDs)-1])
+		}
+		return nil, fmt.Errorf("%s: not in %s nor in %s; %s (see difftrace info)", what, c.Runs[rank.Normal].Dir, c.Runs[rank.Faulty].Dir, span)
+	}
+	for r, name := range []string{"normal", "faulty"} {
+		found := false
+		for _, t := range ids {
+			i, _ := c.Index(t)
+			found = found || c.Has(r, i)
+		}
+		if !found {
+			other := 1 - r
+			return nil, fmt.Errorf("%s exists only in the %s run (%s), not in the %s run (%s): there is nothing to compare it with",
+				what, []string{"normal", "faulty"}[other], c.Runs[other].Dir, name, c.Runs[r].Dir)
+		}
+	}
+	return ids, nil
+}
+
+// diffPicture builds the diffNLR of id over its threads: one diff for a
+// thread (or a process with one thread), one section per thread for a
+// process. Threads where the filter kept nothing in either run are left
+// out of a process's picture; all of them are returned in empty. loops are
+// the definitions of the loops the diff mentions.
+func diffPicture(c *rank.Comparison, n *rank.NLR, id trace.ID, threads []trace.ID) (pic *diffnlr.Picture, loops, empty []string, err error) {
+	names := n.Names()
+	pic = &diffnlr.Picture{
+		Title:  fmt.Sprintf("diffNLR(%s): %s vs %s · filter %s, K %d", id, runLabel(c, rank.Normal), runLabel(c, rank.Faulty), n.Filter.Name(), n.K),
+		Normal: "normal",
+		Faulty: "faulty",
+		Label:  func(e nlr.Element) string { return e.Format(names) },
+	}
+	var used []nlr.Sequence
+	for _, t := range threads {
+		i, _ := c.Index(t)
+		ns, fs := n.Seqs[rank.Normal][i], n.Seqs[rank.Faulty][i]
+		blocks, err := diffnlr.Diff(ns, fs)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("diffNLR(%s): %v", t, err)
+		}
+		used = append(used, ns, fs)
+		if len(ns) == 0 && len(fs) == 0 {
+			empty = append(empty, t.String())
+		}
+		if len(threads) == 1 {
+			pic.Blocks = blocks
+			break
+		}
+		if len(ns) == 0 && len(fs) == 0 {
+			continue
+		}
+		title := "thread " + t.String()
+		for r, name := range []string{"normal", "faulty"} {
+			if !c.Has(r, i) {
+				title += " (no such thread in the " + name + " run)"
+			}
+		}
+		pic.Sections = append(pic.Sections, diffnlr.Section{Title: title, Blocks: blocks})
+	}
+	loops = n.Table.Legend(names, used...)
+	pic.Legend = loops
+	if len(empty) > 0 && len(threads) > 1 {
+		pic.Legend = append(slices.Clip(loops), "no call kept in either run: threads "+strings.Join(empty, ", "))
+	}
+	return pic, loops, empty, nil
+}
+
+// runLabel names a run in a picture title: its directory's base name.
+func runLabel(c *rank.Comparison, r int) string {
+	return filepath.Base(filepath.Clean(c.Runs[r].Dir))
+}
+
+// shortPath writes a path below the current directory relative to it (the
+// session keeps absolute paths).
+func shortPath(p string) string {
+	wd, err := os.Getwd()
+	if err != nil || !filepath.IsAbs(p) {
+		return p
+	}
+	rel, err := filepath.Rel(wd, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return rel
+}

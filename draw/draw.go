@@ -1,0 +1,140 @@
+// Package draw lays out and draws Graphviz graphs (DOT source) for
+// difftrace's pictures, the diffNLR (seeds/002 §3.2.7.1) and the concept
+// lattice (Fig. 3.3), with go-graphviz: Graphviz compiled to WebAssembly, so
+// nothing needs installing.
+//
+// go-graphviz compiles its WebAssembly module when its package is
+// initialised, in every program that links it, whether the program draws
+// or not: about 0.8 s and 40 MB the first time on a machine, tens of
+// milliseconds afterwards (wazero caches the code in $TMPDIR/go-graphviz).
+// The difftrace command must not pay that for every command, least of all
+// in "mpirun -np 1000 difftrace capture", so it does not link go-graphviz:
+// Render hands the DOT source to a helper program, difftrace-draw
+// (cmd/difftrace-draw), installed beside difftrace, that draws it and exits.
+// A program that imports draw/graphviz (the helper itself, tests, benchmarks)
+// draws in its own process instead.
+package draw
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// Format is what Render produces.
+type Format string
+
+const (
+	SVG  Format = "svg"
+	PNG  Format = "png"
+	JSON Format = "json" // Graphviz's layout with its drawing operations (xdot), for pictures drawn in Go
+)
+
+// Valid reports whether f is a format Render knows.
+func (f Format) Valid() bool { return f == SVG || f == PNG || f == JSON }
+
+// MaxPixels bounds both sides of a PNG picture; callers size their graphs
+// (dpi, size) to stay within it.
+const MaxPixels = 16000
+
+// Engine draws DOT source in format f.
+type Engine func(ctx context.Context, dot []byte, f Format) ([]byte, error)
+
+var local struct {
+	sync.Mutex
+	engine Engine
+}
+
+// Register makes Render draw in this process with e; draw/graphviz
+// registers itself when imported.
+func Register(e Engine) {
+	local.Lock()
+	local.engine = e
+	local.Unlock()
+}
+
+// HelperName is the helper program's name; HelperEnv, when set, is the path
+// of the helper to run.
+const (
+	HelperName = "difftrace-draw"
+	HelperEnv  = "DIFFTRACE_DRAW"
+)
+
+// Render lays out dot with Graphviz's dot and returns the picture in format
+// f: in this process when an engine is registered, else by the helper
+// program.
+func Render(ctx context.Context, dot []byte, f Format) ([]byte, error) {
+	if !f.Valid() {
+		return nil, fmt.Errorf("draw: unknown format %q (want svg, png or json)", f)
+	}
+	local.Lock()
+	e := local.engine
+	local.Unlock()
+	if e != nil {
+		return e(ctx, dot, f)
+	}
+	return RenderHelper(ctx, dot, f)
+}
+
+// RenderHelper draws dot in format f with the helper program (see Helper).
+func RenderHelper(ctx context.Context, dot []byte, f Format) ([]byte, error) {
+	if !f.Valid() {
+		return nil, fmt.Errorf("draw: unknown format %q (want svg, png or json)", f)
+	}
+	path, err := Helper()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, path, string(f))
+	cmd.Stdin = bytes.NewReader(dot)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = strings.TrimSpace(msg[i+1:])
+		}
+		msg = strings.TrimPrefix(msg, HelperName+": ")
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("%s (%s): %s", HelperName, path, msg)
+	}
+	if out.Len() == 0 {
+		return nil, fmt.Errorf("%s (%s) drew an empty %s picture", HelperName, path, strings.ToUpper(string(f)))
+	}
+	return out.Bytes(), nil
+}
+
+// Helper finds the helper program: $DIFFTRACE_DRAW, else difftrace-draw in
+// the directory of the running program, else on PATH.
+func Helper() (string, error) {
+	if p := os.Getenv(HelperEnv); p != "" {
+		if st, err := os.Stat(p); err != nil || st.IsDir() {
+			return "", fmt.Errorf("%s=%s: no such program; point it at the %s program or unset it", HelperEnv, p, HelperName)
+		}
+		return p, nil
+	}
+	name := HelperName
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			p := filepath.Join(filepath.Dir(exe), name)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				return p, nil
+			}
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("drawing SVG or PNG needs %s, the Graphviz helper that comes with difftrace, next to this program or on PATH: run make build, or go install github.com/difftrace/difftrace/cmd/...@latest (.dot files need nothing)", HelperName)
+}

@@ -1,0 +1,81 @@
+package draw
+
+import (
+	"context"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const graph = `digraph g { a [label="MPI_Init"]; a -> b; }`
+
+// buildHelper builds difftrace-draw into a temporary directory.
+func buildHelper(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not on PATH: cannot build difftrace-draw")
+	}
+	bin := filepath.Join(t.TempDir(), HelperName)
+	out, err := exec.Command("go", "build", "-o", bin, "../cmd/difftrace-draw").CombinedOutput()
+	if err != nil {
+		t.Fatalf("building %s: %v\n%s", HelperName, err, out)
+	}
+	return bin
+}
+
+// This package's tests link no engine, so Render runs the helper.
+func TestRenderWithHelper(t *testing.T) {
+	t.Setenv(HelperEnv, buildHelper(t))
+	ctx := context.Background()
+	svg, err := Render(ctx, []byte(graph), SVG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(svg, new(struct{})); err != nil || !strings.Contains(string(svg), "MPI_Init") {
+		t.Errorf("not an SVG of the graph (%v):\n%s", err, svg)
+	}
+	png, err := Render(ctx, []byte(graph), PNG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(png), "\x89PNG\r\n\x1a\n") {
+		t.Errorf("not a PNG: %q…", png[:min(16, len(png))])
+	}
+	js, err := Render(ctx, []byte(graph), JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"_draw_"`) {
+		t.Errorf("JSON layout without drawing operations:\n%s", js)
+	}
+
+	// Graphviz's complaint comes back as one line.
+	_, err = Render(ctx, []byte("digraph {"), SVG)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "syntax error") {
+		t.Errorf("bad DOT: error %v, want Graphviz's syntax error on one line", err)
+	}
+	if _, err := Render(ctx, []byte(graph), "gif"); err == nil || !strings.Contains(err.Error(), `unknown format "gif"`) {
+		t.Errorf("gif: error %v", err)
+	}
+}
+
+// A missing helper is reported with what to do.
+func TestHelperMissing(t *testing.T) {
+	t.Setenv(HelperEnv, filepath.Join(t.TempDir(), "nothing"))
+	if _, err := Render(context.Background(), []byte(graph), SVG); err == nil || !strings.Contains(err.Error(), "no such program") {
+		t.Errorf("error %v, want no such program", err)
+	}
+	t.Setenv(HelperEnv, "")
+	t.Setenv("PATH", t.TempDir())
+	exe, _ := os.Executable()
+	if _, err := os.Stat(filepath.Join(filepath.Dir(exe), HelperName)); err == nil {
+		t.Skip("a difftrace-draw sits beside the test binary")
+	}
+	_, err := Helper()
+	if err == nil || !strings.Contains(err.Error(), "go install github.com/difftrace/difftrace/cmd/...") {
+		t.Errorf("error %v, want how to install the helper", err)
+	}
+}
