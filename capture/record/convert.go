@@ -290,6 +290,14 @@ func snapshotName(data *decode.UftraceData, pid int, mainImage string, allImages
 			}
 		}
 	}
+	// The frame's function may have been reached by a tail call from the
+	// function the program called (PMPI_Finalize jumps to
+	// ompi_mpi_finalize): name the imported function that jumps there.
+	for _, img := range callers {
+		if n := tailCaller(f.Module, plt[img], names); n != "" {
+			return trace.Name{Image: img, Func: n}, true
+		}
+	}
 	return trace.Name{}, false
 }
 
