@@ -14,6 +14,10 @@
 // take the first section for the program (decode interns its functions as
 // trace.Program, whatever the program's path).
 //
+// The program runs with LD_BIND_NOW=1 (see bindNow): with lazy binding,
+// uftrace lost library calls that several threads made for the first time
+// at once.
+//
 // uftrace writes a call's entry record only once something after it is
 // recorded, so the call a deadlocked thread blocks in — the evidence of a
 // hang — never reaches its data, even when the program is ended with
