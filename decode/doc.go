@@ -8,8 +8,12 @@
 // The entry point for later stages is Open, which lists a run directory
 // (this project's run directories, the original ParLOT output, and uftrace
 // recordings read directly) and interns every function name into a shared
-// *trace.Table. Raw per-process
-// IDs never leave this package: traces come out as trace.Symbol sequences.
+// *trace.Table. Raw per-process IDs never leave this package: traces come
+// out as trace.Symbol sequences. Names are interned by image identity, not
+// path (names.go): the program's functions in image trace.Program, so two
+// runs of one program recorded from different directories, or from
+// binaries with different file names, compare; Run.Name shows them with the
+// program's file name as the run recorded it ("oddeven:main").
 //
 //	symbols := trace.NewTable()
 //	run, err := decode.Open("normal/", symbols, decode.Options{})

@@ -21,10 +21,13 @@ const maxInfoLine = 1 << 20
 
 // FuncTable is one process's function table, read from its .info file: the
 // image and name of every function ID its traces use. Names[id-1] is the
-// function with ID id.
+// function with ID id, with its image's path as the file gives it.
 type FuncTable struct {
 	File  string
 	Names []trace.Name
+	// Program is the image path of the first section, the traced program
+	// (docs/parlot-format.md); "" for a table with no section.
+	Program string
 }
 
 // InfoError reports a malformed function table: the file, the line, what was
@@ -92,6 +95,9 @@ func ParseFuncTable(src io.Reader, name string) (*FuncTable, error) {
 				return nil, bad(`"+" where the image path of the section begun on line %d belongs`, plusLine)
 			}
 			image = string(b)
+			if t.Program == "" {
+				t.Program = image
+			}
 			wantImage = false
 			inSection = true
 		case string(b) == "+":

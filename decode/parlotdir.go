@@ -193,7 +193,8 @@ func openParLOT(r *Run, d *dirListing) error {
 
 // addParLOTProcs finds the trace files of each process, reads the function
 // tables (in parallel, each distinct table once) and interns their names in
-// process order. inRun tells which prefixes belong to the run, so stray
+// process order: the first section's image (the program) as trace.Program,
+// the others by file name. inRun tells which prefixes belong to the run, so stray
 // trace files without a table are caught.
 func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, inRun func(string) bool) error {
 	seen := map[int]string{}
@@ -259,13 +260,14 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 			}
 			syms := make([]trace.Symbol, len(t.Names)+1)
 			for id, n := range t.Names {
-				syms[id+1] = r.Symbols.Intern(n)
+				syms[id+1] = r.Symbols.Intern(canonical(n, t.Program))
 			}
 			pt = &parsed{t, syms}
 			byHash[h] = pt
 		}
 		raws[i] = nil
 		p.Funcs = len(pt.table.Names)
+		p.Program = pt.table.Program
 		for _, t := range p.Threads {
 			t.src = &parlotSource{path: t.Path, info: p.Info, syms: pt.syms}
 		}

@@ -54,15 +54,18 @@ type Run struct {
 	Manifest *Manifest
 	Procs    []*Process
 	// Symbols is the table every name of the run was interned into; it is
-	// the table given to Open and may be shared with other runs.
+	// the table given to Open and may be shared with other runs. Its names
+	// have identities for images (trace.Program for the program); Name
+	// gives them as a listing of this run shows them.
 	Symbols *trace.Table
 	// Notes says what the user should know about the directory, e.g. ranks
 	// the manifest lists that left no traces.
 	Notes []string
 
-	opts  Options
-	byID  map[trace.ID]*TraceFile
-	order []trace.ID
+	opts     Options
+	byID     map[trace.ID]*TraceFile
+	order    []trace.ID
+	progName string
 }
 
 // Process is one traced process of a run.
@@ -72,7 +75,11 @@ type Process struct {
 	Host  string // "" if unknown
 	Info  string // path of the function table (.info), "" if the format has none
 	Funcs int    // functions the table defines (uftrace: functions the process called)
-	Rank  *Rank  // the manifest's record of this process, nil if none
+	// Program is the path of the traced program as the recording names it
+	// (the first image of the function table; uftrace: the executable),
+	// "" if unknown. Its functions are interned in image trace.Program.
+	Program string
+	Rank    *Rank // the manifest's record of this process, nil if none
 	// Threads are the traces of the process, by thread index.
 	Threads []*TraceFile
 }
@@ -138,6 +145,10 @@ func (d *dirListing) path(name string) string { return filepath.Join(d.dir, name
 
 // Open opens the run in dir and interns every function name of its tables
 // into symbols (in process order, so the symbols do not depend on timing).
+// Names are interned by image identity, not path (see names.go): the
+// program's functions in image trace.Program, a library's under its file
+// name, so runs recorded from different directories, or of programs with
+// different file names, share their symbols.
 // It reads no ParLOT trace: it lists the processes, threads and files (a
 // uftrace recording is read once, in parallel, to learn which functions
 // it calls: uftrace keeps no table of them). Open two
@@ -197,6 +208,7 @@ func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 	if len(r.order) == 0 {
 		return nil, fmt.Errorf("%s: the function tables are there but no trace files (<name>.<thread> next to each .info); copy the trace files of the run into the directory", dir)
 	}
+	r.progName = r.programName()
 	r.addNotes()
 	return r, nil
 }

@@ -80,6 +80,21 @@ func TestOpenParLOT(t *testing.T) {
 	if tab.Len() != 10 {
 		t.Errorf("table has %d symbols, want 9 functions + Return", tab.Len())
 	}
+	// Images are identities: the program is trace.Program, a library its
+	// file name; the run keeps the program's path and shows its file name.
+	mainSym, ok1 := tab.Lookup(trace.Name{Image: trace.Program, Func: "main"})
+	send, ok2 := tab.Lookup(trace.Name{Image: "libmpi.so.40", Func: "MPI_Send"})
+	if !ok1 || !ok2 {
+		t.Errorf("main or MPI_Send not interned by image identity: %v %v", ok1, ok2)
+	}
+	for _, p := range run.Procs {
+		if p.Program != "/home/user/oddeven/oddeven" {
+			t.Errorf("process %d: program %q", p.Index, p.Program)
+		}
+	}
+	if got := run.Name(mainSym).String() + " " + run.Name(send).String() + " " + tab.Name(mainSym).String(); got != "oddeven:main libmpi.so.40:MPI_Send main" {
+		t.Errorf("names shown: %s", got)
+	}
 	traces, err := run.Load(run.Traces())
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +112,7 @@ func TestOpenParLOT(t *testing.T) {
 		for k, v := range raw {
 			want := trace.Return
 			if v != 0 {
-				want, _ = tab.Lookup(info.Names[v-1])
+				want, _ = tab.Lookup(canonical(info.Names[v-1], info.Program))
 			}
 			if tr.Events[k] != want {
 				t.Fatalf("%s event %d: %v, want %v", tr.ID, k, tab.Name(tr.Events[k]), info.Names[v-1])

@@ -94,7 +94,7 @@ func mergeCounts[T any](a, b []T, cmpf func(T, T) int, add func(T, T) T) []T {
 
 // ByCalls returns the function counts sorted by calls, most first, then by
 // name: the order listings show.
-func (s *Stats) ByCalls(t *trace.Table) []FuncCount {
+func (s *Stats) ByCalls(t Namer) []FuncCount {
 	out := slices.Clone(s.Funcs)
 	slices.SortStableFunc(out, func(a, b FuncCount) int {
 		if c := cmp.Compare(b.Calls, a.Calls); c != 0 {
@@ -107,7 +107,7 @@ func (s *Stats) ByCalls(t *trace.Table) []FuncCount {
 
 // EdgesByCalls returns the edge counts sorted by calls, most first, then by
 // caller and callee name.
-func (s *Stats) EdgesByCalls(t *trace.Table) []EdgeCount {
+func (s *Stats) EdgesByCalls(t Namer) []EdgeCount {
 	out := slices.Clone(s.Edges)
 	name := func(x trace.Symbol) string {
 		if x == trace.Return {

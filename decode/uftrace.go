@@ -645,6 +645,26 @@ func (d *UftraceData) image(path, buildID string) *uftraceImage {
 	return img
 }
 
+// Program returns the path of the program process pid was running at time t
+// (^uint64(0) for its last one: a process that called exec runs another
+// program afterwards): the executable of the session, as uftrace saved it
+// (a symbolic link resolved), or when uftrace did not name it, the first
+// image mapped in the session (executables load below their libraries).
+// "" if the recording knows neither.
+func (d *UftraceData) Program(pid int, t uint64) string {
+	if len(d.Sessions) == 0 {
+		return ""
+	}
+	s := d.session(pid, t)
+	if s.Exe != "" {
+		return s.Exe
+	}
+	if ms := d.maps[s.SID]; len(ms) > 0 {
+		return ms[0].path
+	}
+	return ""
+}
+
 // PLTNames returns the names of the functions the images of process pid
 // call through their procedure linkage tables (the library calls uftrace
 // can record), for each image path.

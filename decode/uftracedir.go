@@ -35,9 +35,12 @@ import (
 // The result reads like a converted run: an entry is its function's symbol,
 // an exit is trace.Return, lost-record markers and events are skipped, and
 // names are interned per process in the order `difftrace convert` numbers
-// them (images by first call, functions by first call within an image), so
-// a comparison gives the same answers on the recordings as on their
-// conversion. Unlike ParLOT files, the names a recording uses are only
+// them (the program's image first, then images by first call, functions by
+// first call within an image), so a comparison gives the same answers on
+// the recordings as on their conversion. Images are interned by identity
+// (names.go): the session's executable, as uftrace names it, is the
+// program (trace.Program), any other image is its file name — which is
+// also how uftrace itself tells images apart (it saves <file name>.sym). Unlike ParLOT files, the names a recording uses are only
 // known by reading its records, so Open reads every thread once (in
 // parallel) before the traces are streamed.
 
@@ -177,6 +180,7 @@ func openUftraceRun(r *Run, d *dirListing) error {
 	for _, up := range procs {
 		p, data := up.proc, up.rec.data
 		p.Host = data.Info["osinfo:hostname"]
+		p.Program = data.Program(up.pid, ^uint64(0))
 		tasks := data.Threads(up.pid)
 		if len(tasks) == 0 {
 			tasks = []UftraceTask{{PID: up.pid, TID: up.pid}}
@@ -219,7 +223,7 @@ func openUftraceRun(r *Run, d *dirListing) error {
 				continue
 			}
 			for _, k := range j.scan.keys {
-				n := data.Resolve(up.pid, k.time, k.addr)
+				n := canonical(data.Resolve(up.pid, k.time, k.addr), data.Program(up.pid, k.time))
 				keyName[k.uftraceAddrKey] = n
 				if !seen[n] {
 					seen[n] = true
@@ -234,10 +238,10 @@ func openUftraceRun(r *Run, d *dirListing) error {
 				r.Notes = append(r.Notes, fmt.Sprintf("trace %s: %s ends inside a record at byte %d (the recorder was cut short); the records before it are read", j.tf.ID, j.tf.Path, sc.truncAt))
 			}
 		}
-		var images []string
+		images := []string{trace.Program}
 		byImage := map[string][]trace.Name{}
 		for _, n := range order {
-			if _, ok := byImage[n.Image]; !ok {
+			if _, ok := byImage[n.Image]; !ok && n.Image != trace.Program {
 				images = append(images, n.Image)
 			}
 			byImage[n.Image] = append(byImage[n.Image], n)

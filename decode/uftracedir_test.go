@@ -168,10 +168,18 @@ func TestOpenUftraceRecorded(t *testing.T) {
 			if ps := data.Processes(); run.Procs[0].PID != ps[0] || run.Procs[1].PID != ps[1] {
 				t.Errorf("pids %d %d, want %v", run.Procs[0].PID, run.Procs[1].PID, ps)
 			}
-			// Names carry the program's path as their image.
+			// The program's functions are in image trace.Program; the run
+			// keeps the program's path, and shows its file name.
 			tab := run.Symbols
-			if s, ok := tab.Lookup(trace.Name{Image: bin, Func: "alpha"}); !ok || s == trace.Return {
-				t.Errorf("alpha is not named in image %s", bin)
+			if s, ok := tab.Lookup(trace.Name{Image: trace.Program, Func: "alpha"}); !ok || s == trace.Return {
+				t.Errorf("alpha is not named in the program's image")
+			} else if n := run.Name(s).String(); n != "prog:alpha" {
+				t.Errorf("alpha is shown as %s, want prog:alpha", n)
+			}
+			for _, p := range run.Procs {
+				if p.Program != bin {
+					t.Errorf("process %d: program %q, want %s", p.Index, p.Program, bin)
+				}
 			}
 			// What uftrace's info says: command, exit status, host.
 			m := run.Manifest

@@ -12,17 +12,32 @@ type Symbol uint32
 // Return is the event that marks a function exit.
 const Return Symbol = 0
 
-// Name is what a Symbol stands for: the image (executable or shared library
-// path) and the function name in it.
+// Name is what a Symbol stands for: the image the function belongs to and
+// its name in it.
+//
+// Image is the image's identity, not where it was found: Program for the
+// traced program itself, whatever its path or file name, and the file name
+// (no directory) of a shared library, e.g. "libmpi.so.40". So a run recorded
+// from /home/a/build/app and one recorded from /tmp/x/app-bug name the same
+// function alike, and their traces compare. The program's real path is kept
+// in the run's metadata (decode.Process.Program) and shown in listings of
+// that run. Two libraries with the same file name in different directories
+// are taken for one image (a process rarely maps both).
 type Name struct {
 	Image string
 	Func  string
 }
 
-// String returns "image:function" with the image's base name, the form used
-// in listings.
+// Program is the Image of every function of the traced program (the main
+// executable) in names decoded from a run.
+const Program = "<program>"
+
+// String returns "image:function", or just the function for the program's
+// own functions (and a Name without an image): the short form for output
+// that speaks of several runs. A listing of one run names the program
+// instead (decode.Run.Name).
 func (n Name) String() string {
-	if n.Image == "" {
+	if n.Image == "" || n.Image == Program {
 		return n.Func
 	}
 	return path.Base(n.Image) + ":" + n.Func

@@ -57,9 +57,10 @@ type threadPlan struct {
 // ConvertUftrace writes the ParLOT files of one process of a uftrace
 // recording: a trace per thread (thread 0 the main thread, then creation
 // order) with an entry's function ID at each entry and 0 at each exit, and
-// the .info table naming the IDs, one section per image. Function IDs are
-// given per process in order of first appearance, grouped by image. Files
-// are written under temporary names and renamed into place.
+// the .info table naming the IDs, one section per image, the program's
+// first. Function IDs are given per process in order of first appearance,
+// grouped by image. Files are written under temporary names and renamed
+// into place.
 func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResult, error) {
 	pid := opt.PID
 	if pid == 0 {
@@ -109,9 +110,21 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 		}
 	}
 
-	// Function IDs: images in order of first appearance, functions likewise.
+	// Function IDs: the program's image first (a ParLOT table's first
+	// section is the program, docs/parlot-format.md; written even if the
+	// program made no recorded call, so that no reader takes a library for
+	// the program), then the other images in order of first appearance,
+	// functions likewise.
 	var images []string
 	byImage := map[string][]string{}
+	prog := data.Program(pid, ^uint64(0))
+	if prog == "" {
+		prog = opt.MainImage
+	}
+	if prog != "" {
+		images = append(images, prog)
+		byImage[prog] = nil
+	}
 	for _, n := range order {
 		if _, ok := byImage[n.Image]; !ok {
 			images = append(images, n.Image)

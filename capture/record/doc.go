@@ -10,7 +10,13 @@
 // (<prefix>.R.info, one section per image) and one compressed trace per
 // thread T (<prefix>.R.T: thread 0 the main thread, then creation order),
 // plus the manifest run.json (decode.Manifest) that every rank's recorder
-// updates under a file lock.
+// updates under a file lock. The program's section comes first: readers
+// take the first section for the program (decode interns its functions as
+// trace.Program, whatever the program's path).
+//
+// The program runs with LD_BIND_NOW=1 (see bindNow): with lazy binding,
+// uftrace lost library calls that several threads made for the first time
+// at once.
 //
 // uftrace writes a call's entry record only once something after it is
 // recorded, so the call a deadlocked thread blocks in — the evidence of a

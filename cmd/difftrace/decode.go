@@ -30,7 +30,10 @@ func newDecodeCmd() *cobra.Command {
 		Use:   "decode RUN | decode --raw FILE",
 		Short: "Print traces as call/return listings, or a call stack at one event",
 		Long: `decode prints the full call/return listing of the traces of a run, with
-image:function names, in one of these formats:
+image:function names, in one of these formats (the image is a file name:
+the program's as this run recorded it, or a library's, e.g.
+oddeven:main, libmpi.so.40:MPI_Send; directories are left out, as they are
+when runs are compared):
 
   tree  one line per event, indented by call depth: "> f" enters f, "< f"
         leaves it; a trace that ends inside calls (a killed or hung thread)
@@ -181,7 +184,7 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 		return err
 	}
 	defer out.Abort()
-	l := newLister(out, run.Symbols, f.format)
+	l := newLister(out, run, f.format)
 	for _, id := range ids {
 		t, _ := run.Trace(id)
 		l.begin(id, t)
@@ -199,7 +202,7 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 // lister writes the call/return listing of traces in one format.
 type lister struct {
 	w      io.Writer
-	tab    *trace.Table
+	tab    decode.Namer
 	format string
 	id     string
 	open   []trace.Symbol // the calls open so far, for the end-of-trace note
@@ -210,7 +213,7 @@ type lister struct {
 	events uint64
 }
 
-func newLister(w io.Writer, tab *trace.Table, format string) *lister {
+func newLister(w io.Writer, tab decode.Namer, format string) *lister {
 	return &lister{w: w, tab: tab, format: format, json: map[trace.Symbol]string{}, names: map[trace.Symbol]string{}}
 }
 
@@ -365,7 +368,7 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 		if s == trace.Return {
 			return "?"
 		}
-		return run.Symbols.Name(s).String()
+		return run.Name(s).String()
 	}
 	kind := "call"
 	if ev.Exit {
@@ -386,7 +389,7 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 			Stack []frame `json:"stack"`
 		}{Trace: id.String(), Event: ev.Index, Kind: kind, Depth: ev.Depth, Stack: []frame{}}
 		for _, fr := range frames {
-			n := run.Symbols.Name(fr.Func)
+			n := run.Name(fr.Func)
 			doc.Stack = append(doc.Stack, frame{n.Image, n.Func, fr.Event})
 		}
 		b, _ := json.MarshalIndent(doc, "", "  ")

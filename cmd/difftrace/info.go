@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -109,6 +110,9 @@ func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
 	} else {
 		fmt.Fprintf(w, "manifest    none (no %s: how the processes ended is not recorded)\n", decode.ManifestName)
 	}
+	if progs := programs(run); len(progs) > 0 {
+		fmt.Fprintf(w, "program     %s\n", strings.Join(progs, ", "))
+	}
 	fmt.Fprintf(w, "processes   %d\n", len(run.Procs))
 	fmt.Fprintf(w, "traces      %d\n", len(ids))
 	fmt.Fprintf(w, "events      %d (%d calls)\n", total.Events, total.Calls)
@@ -167,6 +171,18 @@ func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
 	}
+}
+
+// programs lists the distinct paths of the run's programs as recorded, in
+// process order.
+func programs(run *decode.Run) []string {
+	var ps []string
+	for _, p := range run.Procs {
+		if p.Program != "" && !slices.Contains(ps, p.Program) {
+			ps = append(ps, p.Program)
+		}
+	}
+	return ps
 }
 
 // ended says how a rank ended, from its manifest record.

@@ -73,7 +73,7 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 				return err
 			}
 			defer out.Abort()
-			sw := statsWriter{w: out, tab: run.Symbols, f: &f, level: level}
+			sw := statsWriter{w: out, tab: run, f: &f, level: level}
 			switch f.format {
 			case "table":
 				sw.table(groups)
@@ -100,7 +100,7 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 
 type statsWriter struct {
 	w     io.Writer
-	tab   *trace.Table
+	tab   decode.Namer
 	f     *statsFlags
 	level decode.Level
 }
