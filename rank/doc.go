@@ -38,7 +38,10 @@
 // the str and all filters.
 // Likewise, in a deadlock every rank stops somewhere and many JSM_D rows
 // move alike; the suspects are then the ranks stuck in the same way, and
-// progress change (how many loop iterations a trace lost) orders them.
+// progress change (how many loop iterations a trace lost) orders them. A
+// trace whose NLR is the same in both runs is never a suspect, however far
+// its similarity to the others moved: in a deadlock the one rank that got
+// through all its phases would otherwise stand out for not having changed.
 //
 // Results are deterministic: every parallel step writes to its own slot and
 // nothing depends on the order goroutines finish, so the output is the same

@@ -200,6 +200,28 @@ func Suspects(ids []trace.ID, scores, progress []float64) []Suspect {
 	return out
 }
 
+// Changed reports, for every object of level l, whether its NLR differs
+// between the normal and the faulty run (for a process, the NLR of any of
+// its threads). With one run every object counts as changed.
+func (n *NLR) Changed(l Level) []bool {
+	objs := n.c.Objects(l)
+	out := make([]bool, len(objs))
+	o := 0
+	for i, id := range n.c.IDs {
+		if l == Processes {
+			for objs[o] != id.Process() {
+				o++
+			}
+		} else {
+			o = i
+		}
+		if len(n.c.Runs) < 2 || !slices.Equal(n.Seqs[0][i], n.Seqs[1][i]) {
+			out[o] = true
+		}
+	}
+	return out
+}
+
 func cmpDesc(a, b float64) int {
 	if a > b {
 		return -1

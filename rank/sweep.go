@@ -288,7 +288,17 @@ func (c *Comparison) analyze(n *NLR, m fca.Mode, links []cluster.Method) (analys
 			return a, fmt.Errorf("filter %s, K = %d, %s, %s level: %v", n.Filter.Name(), n.K, m, l, err)
 		}
 		a.notices = append(a.notices, s.Notices...)
-		res := levelResult{suspects: Suspects(s.IDs, s.Scores(), n.ProgressChange(l)), clusters: Clusters(s)}
+		// A trace whose NLR is the same in both runs is not where the bug
+		// acted, however far its similarity to the others moved (in a
+		// deadlock, the one rank that finished all its phases stands out
+		// because everybody else changed): it cannot be a suspect.
+		scores := s.Scores()
+		for i, changed := range n.Changed(l) {
+			if !changed {
+				scores[i] = 0
+			}
+		}
+		res := levelResult{suspects: Suspects(s.IDs, scores, n.ProgressChange(l)), clusters: Clusters(s)}
 		dn, df := s.Distances(Normal), s.Distances(Faulty)
 		for _, link := range links {
 			zn, err := cluster.Linkage(dn, link)
