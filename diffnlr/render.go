@@ -37,8 +37,8 @@ func FormatOf(path string) (Format, error) {
 
 // PNG size limits. A picture is drawn at pngDPI; a tall one gets fewer dots
 // per inch (down to minDPI) so that neither side exceeds maxPixels, and
-// beyond that Graphviz scales the drawing down to fit. Long diffs read
-// better as SVG.
+// beyond that the drawing is scaled down to fit (the graph's size
+// attribute). Long diffs read better as SVG.
 const (
 	pngDPI    = 144
 	minDPI    = 36

@@ -113,6 +113,31 @@ func TestRenderPNG(t *testing.T) {
 	if count["white background"] < b.Dx()*b.Dy()/2 {
 		t.Errorf("PNG is mostly not white: %d of %d pixels", count["white background"], b.Dx()*b.Dy())
 	}
+	// The boxes' labels are drawn: dark pixels on the fill, between two
+	// pixels of it along a row.
+	for _, fill := range []string{fillCommon, fillNormal, fillFaulty} {
+		text := 0
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			inBox, pending := false, 0
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				switch c := (color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}); {
+				case c == hex(fill):
+					if inBox {
+						text += pending
+					}
+					inBox, pending = true, 0
+				case c == color.RGBA{255, 255, 255, 255}:
+					inBox, pending = false, 0
+				case int(c.R)+int(c.G)+int(c.B) < 3*110:
+					pending++
+				}
+			}
+		}
+		if text < 100 {
+			t.Errorf("%d dark pixels inside the boxes filled with %s: their labels are missing", text, fill)
+		}
+	}
 }
 
 func hex(s string) color.RGBA {

@@ -31,16 +31,15 @@ import (
 type Format string
 
 const (
-	SVG  Format = "svg"
-	PNG  Format = "png"
-	JSON Format = "json" // Graphviz's layout with its drawing operations (xdot), for pictures drawn in Go
+	SVG Format = "svg"
+	PNG Format = "png"
 )
 
 // Valid reports whether f is a format Render knows.
-func (f Format) Valid() bool { return f == SVG || f == PNG || f == JSON }
+func (f Format) Valid() bool { return f == SVG || f == PNG }
 
-// MaxPixels bounds both sides of a PNG picture; callers size their graphs
-// (dpi, size) to stay within it.
+// MaxPixels bounds both sides of a PNG picture: a larger one is scaled down
+// to fit. Callers size their graphs (dpi, size) to stay within it.
 const MaxPixels = 16000
 
 // Engine draws DOT source in format f.
@@ -71,7 +70,7 @@ const (
 // program.
 func Render(ctx context.Context, dot []byte, f Format) ([]byte, error) {
 	if !f.Valid() {
-		return nil, fmt.Errorf("draw: unknown format %q (want svg, png or json)", f)
+		return nil, fmt.Errorf("draw: unknown format %q (want svg or png)", f)
 	}
 	local.Lock()
 	e := local.engine
@@ -85,7 +84,7 @@ func Render(ctx context.Context, dot []byte, f Format) ([]byte, error) {
 // RenderHelper draws dot in format f with the helper program (see Helper).
 func RenderHelper(ctx context.Context, dot []byte, f Format) ([]byte, error) {
 	if !f.Valid() {
-		return nil, fmt.Errorf("draw: unknown format %q (want svg, png or json)", f)
+		return nil, fmt.Errorf("draw: unknown format %q (want svg or png)", f)
 	}
 	path, err := Helper()
 	if err != nil {

@@ -1,6 +1,7 @@
 package fca
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -151,4 +152,37 @@ func BenchmarkJSM(b *testing.B) {
 			BitsetJSM(c)
 		}
 	})
+}
+
+// BenchmarkWriteLattice draws Hasse diagrams as SVG and PNG: a lattice of a
+// run's few classes (18 concepts) and a large one (168 concepts).
+func BenchmarkWriteLattice(b *testing.B) {
+	for _, tc := range []struct {
+		name     string
+		distinct bool
+		mode     Mode
+	}{
+		{"classes/sing.actual", false, Mode{Freq: Actual}},
+		{"distinct/sing.log10", true, Mode{Freq: Log10}},
+	} {
+		c := benchContext(b, 1024, tc.distinct, tc.mode)
+		l, err := BuildLattice(c, Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range []Format{SVG, PNG} {
+			b.Run(fmt.Sprintf("n1024/%s/%s", tc.name, f), func(b *testing.B) {
+				var size int
+				for b.Loop() {
+					var buf bytes.Buffer
+					if err := WriteLattice(&buf, f, c, l); err != nil {
+						b.Fatal(err)
+					}
+					size = buf.Len()
+				}
+				b.ReportMetric(float64(l.Len()), "concepts")
+				b.ReportMetric(float64(size), "bytes")
+			})
+		}
+	}
 }

@@ -30,8 +30,8 @@ const (
 // attributes) at the top, each concept labelled with the attributes that
 // appear first there (blue, its reduced intent) and the traces whose
 // attribute set it is (yellow, its reduced extent). Concepts with neither
-// are dots. DOT is the Graphviz source; SVG and PNG are laid out by Graphviz
-// (go-graphviz, through package draw).
+// are dots. DOT is the Graphviz source; SVG and PNG are laid out and drawn
+// by Graphviz (go-graphviz, through package draw).
 func WriteLattice(w io.Writer, f Format, c *Context, l *Lattice) error {
 	if l.Objects() != c.NumClasses() {
 		return fmt.Errorf("lattice picture: the lattice has %d objects but the context has %d classes; build it with BuildLattice", l.Objects(), c.NumClasses())
@@ -40,41 +40,35 @@ func WriteLattice(w io.Writer, f Format, c *Context, l *Lattice) error {
 		return fmt.Errorf("lattice picture: %d concepts, more than the %d a readable diagram can hold; use a coarser attribute mode (noFreq or log10) or a narrower filter", l.Len(), MaxDrawnConcepts)
 	}
 	var dot bytes.Buffer
-	writeLatticeDOT(&dot, c, l)
 	switch f {
 	case DOT:
+		writeLatticeDOT(&dot, c, l, "")
 		_, err := w.Write(dot.Bytes())
 		return err
-	case SVG, PNG:
-		return renderDOT(w, f, dot.Bytes())
+	case SVG:
+		writeLatticeDOT(&dot, c, l, "")
+	case PNG:
+		writeLatticeDOT(&dot, c, l, fmt.Sprintf(", dpi=%d", latticeDPI))
+	default:
+		return fmt.Errorf("lattice picture: format %q; want dot, svg or png", f)
 	}
-	return fmt.Errorf("lattice picture: format %q; want dot, svg or png", f)
-}
-
-// renderDOT lays out a DOT graph with Graphviz and writes it as SVG or PNG.
-// SVG comes from Graphviz's own renderer; PNG is drawn from Graphviz's
-// drawing operations (its JSON output) by drawLayout.
-func renderDOT(w io.Writer, f Format, dot []byte) error {
-	ctx := context.Background()
-	if f == SVG {
-		svg, err := draw.Render(ctx, dot, draw.SVG)
-		if err != nil {
-			return fmt.Errorf("lattice picture: %w", err)
-		}
-		_, err = w.Write(svg)
-		return err
-	}
-	js, err := draw.Render(ctx, dot, draw.JSON)
+	pic, err := draw.Render(context.Background(), dot.Bytes(), draw.Format(f))
 	if err != nil {
 		return fmt.Errorf("lattice picture: %w", err)
 	}
-	return drawLayout(w, js)
+	_, err = w.Write(pic)
+	return err
 }
 
-// writeLatticeDOT writes the Graphviz source of the diagram. Concepts are
-// listed from the top down (by intent size, then age), so the source is the
-// same for the same lattice.
-func writeLatticeDOT(b *bytes.Buffer, c *Context, l *Lattice) {
+// latticeDPI is the resolution of lattice PNGs: 2 pixels per point. A
+// lattice too large for it at draw.MaxPixels is scaled down to fit.
+const latticeDPI = 144
+
+// writeLatticeDOT writes the Graphviz source of the diagram, with extra
+// graph attributes (", name=value…"). Concepts are listed from the top down
+// (by intent size, then age), so the source is the same for the same
+// lattice.
+func writeLatticeDOT(b *bytes.Buffer, c *Context, l *Lattice, extra string) {
 	order := make([]int, l.Len())
 	for i := range order {
 		order[i] = i
@@ -82,10 +76,10 @@ func writeLatticeDOT(b *bytes.Buffer, c *Context, l *Lattice) {
 	slices.SortStableFunc(order, func(a, b int) int { return l.IntentLen(a) - l.IntentLen(b) })
 
 	fmt.Fprintf(b, "digraph lattice {\n")
-	fmt.Fprintf(b, "\tgraph [label=<%s<BR/><FONT POINT-SIZE=\"10\">%s</FONT>>, labelloc=t, fontname=\"Helvetica\", fontsize=13, nodesep=0.3, ranksep=0.45, pad=0.25, bgcolor=\"#ffffff\"];\n",
+	fmt.Fprintf(b, "\tgraph [label=<%s<BR/><FONT POINT-SIZE=\"10\">%s</FONT>>, labelloc=t, fontname=\"Helvetica\", fontsize=13, nodesep=0.3, ranksep=0.45, pad=0.25, bgcolor=\"#ffffff\"%s];\n",
 		html.EscapeString(fmt.Sprintf("Concept lattice (%s): %d traces in %d classes, %d attributes, %d concepts",
 			c.Mode(), c.Len(), c.NumClasses(), c.NumAttrs(), l.Len())),
-		"blue: attributes that first appear at a concept (read down: every concept below has them) · yellow: the traces it stands for (read up: they have every attribute above)")
+		"blue: attributes that first appear at a concept (read down: every concept below has them) · yellow: the traces it stands for (read up: they have every attribute above)", extra)
 	fmt.Fprintf(b, "\tnode [shape=plaintext, fontname=\"Helvetica\", fontsize=10, margin=0, width=0, height=0];\n")
 	fmt.Fprintf(b, "\tedge [dir=none, color=\"#555555\", penwidth=1.2];\n")
 	for _, k := range order {

@@ -165,6 +165,33 @@ func countColors(img image.Image) map[color.NRGBA]int {
 	return n
 }
 
+// textIn counts dark pixels that lie, along their row, between two pixels
+// of the background colour bg with no white between: text set on cells of
+// that colour.
+func textIn(img image.Image, bg color.NRGBA) int {
+	white := color.NRGBA{0xff, 0xff, 0xff, 0xff}
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		inCell, pending := false, 0
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+			switch {
+			case c == bg:
+				if inCell {
+					n += pending
+				}
+				inCell, pending = true, 0
+			case c == white:
+				inCell, pending = false, 0
+			case int(c.R)+int(c.G)+int(c.B) < 3*110:
+				pending++
+			}
+		}
+	}
+	return n
+}
+
 // rowsOf returns the first and last rows holding colour c.
 func rowsOf(img image.Image, c color.NRGBA) (first, last int) {
 	first, last = -1, -1
@@ -210,6 +237,14 @@ func TestLatticePNG(t *testing.T) {
 	}
 	if dark < 1500 {
 		t.Errorf("%d dark pixels: outlines, edges or text are missing", dark)
+	}
+	// The labels' text is drawn inside the cells: dark pixels with the
+	// cell's colour on both sides.
+	if n := textIn(img, blue); n < 300 {
+		t.Errorf("%d dark pixels inside the attribute cells: their text is missing", n)
+	}
+	if n := textIn(img, yellow); n < 100 {
+		t.Errorf("%d dark pixels inside the trace cells: their text is missing", n)
 	}
 	blueTop, _ := rowsOf(img, blue)
 	yellowTop, _ := rowsOf(img, yellow)

@@ -1,6 +1,6 @@
 // Command difftrace-draw is difftrace's Graphviz helper: it reads a graph in
 // DOT on standard input, lays it out with go-graphviz and writes the picture
-// (svg, png, or json, Graphviz's layout) on standard output.
+// (svg or png) on standard output.
 //
 //	difftrace-draw svg < graph.dot > graph.svg
 //
@@ -34,7 +34,7 @@ func main() {
 
 func run(args []string, in io.Reader, out io.Writer) error {
 	if len(args) != 1 || !draw.Format(args[0]).Valid() {
-		return fmt.Errorf("usage: difftrace-draw svg|png|json < graph.dot > picture (difftrace runs it to draw pictures)")
+		return fmt.Errorf("usage: difftrace-draw svg|png < graph.dot > picture (difftrace runs it to draw pictures)")
 	}
 	dot, err := io.ReadAll(io.LimitReader(in, maxInput+1))
 	if err != nil {
