@@ -302,6 +302,12 @@ func TestVersionHelpAndCompletion(t *testing.T) {
 			t.Errorf("%s --help has no examples:\n%s", c, h)
 		}
 	}
+	// Help cites the dissertation by name: a user has no seeds/ directory.
+	for _, c := range []string{"capture", "convert", "decode", "diffnlr", "filter", "info", "jsm", "lattice", "nlr", "rank", "stats"} {
+		if h := ok(t, c, "--help"); strings.Contains(h, "seeds/") {
+			t.Errorf("%s --help cites a source by its file in this project's notes: %q", c, h)
+		}
+	}
 }
 
 // The same inputs give byte-identical outputs whatever the core count.

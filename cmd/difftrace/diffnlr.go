@@ -36,9 +36,9 @@ func newDiffNLRCmd() *cobra.Command {
 		Use:   "diffnlr TRACE [-o FILE]",
 		Short: "Show how one trace or process changed between the normal and the faulty run",
 		Long: `diffnlr diffs the nested-loop representation (NLR) of one trace in the
-normal run against the same trace in the faulty run (seeds/002 §3.2.7.1):
-a Myers diff with one token per NLR element, so "L1^16" against "L1^7, L0^9"
-is one change (Figs 3.5–3.7). TRACE is P.T (thread T of process P) or P:
+normal run against the same trace in the faulty run (the DiffTrace
+dissertation, §3.2.7.1): a Myers diff with one token per NLR element, so
+"L1^16" against "L1^7, L0^9" is one change (Figs 3.5–3.7). TRACE is P.T (thread T of process P) or P:
 every thread of process P, each diffed on its own, one after the other
 (threads run concurrently, so no order joins them); a process with one
 thread is that thread.

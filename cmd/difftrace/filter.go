@@ -23,7 +23,7 @@ func newFilterCmd() *cobra.Command {
 		Use:   "filter RUN --filter SPEC",
 		Short: "List the calls a filter keeps in each trace",
 		Long: `filter decodes the traces of a run and lists, per trace, the calls a filter
-keeps (seeds/002 §3.2.3, Table 3.1): the sequence that nested-loop
+keeps (the DiffTrace dissertation, §3.2.3, Table 3.1): the sequence that nested-loop
 recognition folds next. Returns are dropped unless the spec says ret.
 
 A spec is one or more terms joined by "+", kept as a union:

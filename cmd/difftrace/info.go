@@ -29,8 +29,8 @@ trace.<rank>.<thread>), the original ParLOT output
 (Hdbg.<version>.<host>.<pid>.info and ….<pid>.<thread>; processes are then
 numbered by ascending pid), or a uftrace recording: the directory uftrace
 record wrote (processes in order of appearance), or a directory holding one
-such directory per rank (uftrace.<rank>). Traces are streamed, so runs larger than memory
-can be summarised.`,
+such directory per rank (uftrace.<rank>). Traces are streamed, so runs
+larger than memory can be summarised.`,
 		Example: `  difftrace info testdata/parlot/oddeven4
   difftrace info faulty/ --max-events 1e10`,
 		Args: cobra.ExactArgs(1),

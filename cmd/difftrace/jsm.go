@@ -25,7 +25,7 @@ func newJSMCmd() *cobra.Command {
 		Use:   "jsm RUN [RUN2] --filter SPEC --attrs MODE [-o jsm.png|.svg|.csv]",
 		Short: "Jaccard similarity matrices of the traces, and their difference between two runs",
 		Long: `jsm computes the pairwise Jaccard similarity of the traces' attribute sets,
-read off the concept lattice (seeds/002 §3.2.5, Fig. 3.4): 1 for traces with
+read off the concept lattice (the DiffTrace dissertation, §3.2.5, Fig. 3.4): 1 for traces with
 the same attributes, 0 for traces with none in common. With two runs it
 shows JSM_normal, JSM_faulty and JSM_D = |JSM_faulty − JSM_normal| side by
 side (§3.2.6): the rows of JSM_D that light up belong to the traces the bug

@@ -24,8 +24,8 @@ func newLatticeCmd() *cobra.Command {
 		Use:   "lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]",
 		Short: "Draw the concept lattice of a run's traces (Hasse diagram)",
 		Long: `lattice turns each trace's NLR into attributes and builds the concept lattice
-of the run's formal context with Godin's incremental algorithm (seeds/002
-§3.2.5, §3.3.2, Fig. 3.3). The picture is a Hasse diagram: the top concept
+of the run's formal context with Godin's incremental algorithm (the DiffTrace
+dissertation, §3.2.5, §3.3.2, Fig. 3.3). The picture is a Hasse diagram: the top concept
 holds every trace and the attributes all of them share; going down, each
 concept adds the attributes shown on it (blue) and is where the traces shown
 on it (yellow) have exactly its attributes.
