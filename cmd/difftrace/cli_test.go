@@ -82,6 +82,12 @@ func TestInfoOddEven4(t *testing.T) {
 			t.Errorf("info has no process row for %d (pid %s):\n%s", i, pid, out)
 		}
 	}
+	// --max-events takes a count with an exponent, as the help's example does.
+	if again := ok(t, "info", filepath.Join(fixtureDir, "oddeven4"), "--max-events", "1e10"); again != out {
+		t.Errorf("info --max-events 1e10 printed\n%s\nwant\n%s", again, out)
+	}
+	fails(t, []string{"holds more than 20 events"}, "info", filepath.Join(fixtureDir, "oddeven4"), "--max-events", "2e1")
+	fails(t, []string{`"2.55e1"`, "want a whole number of events"}, "info", filepath.Join(fixtureDir, "oddeven4"), "--max-events", "2.55e1")
 }
 
 // mpiCalls extracts the MPI calls in order from a flat listing, per trace.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -18,8 +20,29 @@ type readFlags struct {
 }
 
 func (f *readFlags) register(cmd *cobra.Command) {
-	cmd.Flags().Uint64Var(&f.maxEvents, "max-events", decode.DefaultMaxEvents,
-		"refuse a trace that decodes to more events than this (guards against files that claim billions)")
+	f.maxEvents = decode.DefaultMaxEvents
+	cmd.Flags().Var((*eventCount)(&f.maxEvents), "max-events",
+		"refuse a trace that decodes to more events than this, e.g. 1e10 (guards against files that claim billions)")
+}
+
+// eventCount is a flag holding a number of events, written in full
+// (4000000000) or with an exponent (4e9).
+type eventCount uint64
+
+func (c *eventCount) String() string { return strconv.FormatUint(uint64(*c), 10) }
+func (c *eventCount) Type() string   { return "count" }
+
+func (c *eventCount) Set(s string) error {
+	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+		*c = eventCount(v)
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v != math.Trunc(v) || v >= 1<<64 {
+		return fmt.Errorf("want a whole number of events, such as 4000000000 or 4e9")
+	}
+	*c = eventCount(v)
+	return nil
 }
 
 // open opens the run directory dir with a fresh symbol table.
