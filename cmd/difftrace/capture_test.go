@@ -345,7 +345,7 @@ func TestCaptureLauncherSignal(t *testing.T) {
 	cmd.Wait()
 	m := waitRun(t, dir, 2)
 	for _, r := range m.Ranks {
-		if r.Exited || r.KilledByTimeout || !strings.Contains(r.Note, "from the launcher") {
+		if r.Exited || r.KilledByTimeout || !strings.Contains(r.Note, "killed by capture on SIGTERM from the launcher") {
 			t.Errorf("rank %d: exited %v by timeout %v note %q", r.Rank, r.Exited, r.KilledByTimeout, r.Note)
 		}
 		seq := traces(t, dir, r.Rank)[0]
