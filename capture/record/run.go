@@ -225,6 +225,11 @@ func Run(opt Options) (int, error) {
 		Command: append([]string{prog}, opt.Command[1:]...), Launch: launch,
 	}
 	r := decode.Rank{Rank: rank, Host: host, Start: start, Threads: []decode.Thread{}}
+	release, err := holdActive(opt.Dir)
+	if err != nil {
+		return 1, err
+	}
+	defer release()
 	if err := claimRunDir(opt.Dir, tmpl, r, opt.Force); err != nil {
 		return 1, err
 	}

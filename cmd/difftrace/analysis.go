@@ -64,6 +64,9 @@ func (f *analysisFlags) parse() (*filters.Filter, fca.Mode, rank.Level, error) {
 // openComparison opens one or two runs for analysis, with progress bars on
 // stderr when it is a terminal.
 func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*rank.Comparison, error) {
+	if err := waitRecorded(cmd, dirs...); err != nil {
+		return nil, err
+	}
 	opts := rank.Options{MaxEvents: f.maxEvents}
 	if p := newProgress(cmd.ErrOrStderr()); p != nil {
 		opts.Progress = p

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -343,6 +344,14 @@ func TestCaptureLauncherSignal(t *testing.T) {
 	time.Sleep(4 * time.Second) // MPI_Init, then the deadlock
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
+	// mpirun returns before the recorders it killed have written the
+	// traces; a command reading the run right away waits for them.
+	info := difftrace(t, "info", dir)
+	if info.code != 0 || !regexp.MustCompile(`(?m)^1\.0 .* trace\.1\.0$`).Match(info.stdout) ||
+		bytes.Count(info.stdout, []byte("killed by SIGTERM\n")) != 2 {
+		t.Errorf("info right after mpirun returned: exit %d\n%s%s", info.code, info.stdout, info.stderr)
+	}
+	t.Logf("info's stderr: %s", info.stderr)
 	m := waitRun(t, dir, 2)
 	for _, r := range m.Ranks {
 		if r.Exited || r.KilledByTimeout || !strings.Contains(r.Note, "killed by capture on SIGTERM from the launcher") {

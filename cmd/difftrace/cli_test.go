@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -337,4 +338,42 @@ func TestOutputsDoNotDependOnCores(t *testing.T) {
 			t.Errorf("difftrace %s: output depends on GOMAXPROCS", strings.Join(args, " "))
 		}
 	}
+}
+
+// A command that reads a run while its recorders still write it (the
+// launcher returned after killing them) waits for them, and says so.
+func TestWaitsForRecorders(t *testing.T) {
+	dir := copyDir(t, filepath.Join(runsDir, "oddeven4-normal"))
+	f, err := os.Create(filepath.Join(dir, ".run.active"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan time.Time, 1)
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		released <- time.Now()
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	}()
+	for _, args := range [][]string{{"info", dir}, {"nlr", dir}, {"decode", dir, "-t", "0.0"}} {
+		r := difftrace(t, args...)
+		if r.code != 0 || !strings.Contains(string(r.stderr), "waiting for the recorders still writing "+dir) {
+			t.Errorf("difftrace %s: exit %d, stderr %q; want it to wait for the recorders", strings.Join(args, " "), r.code, r.stderr)
+		}
+		select {
+		case <-released:
+		default:
+			t.Errorf("difftrace %s returned before the recorders let go", strings.Join(args, " "))
+		}
+		syscall.Flock(int(f.Fd()), syscall.LOCK_SH)
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			released <- time.Now()
+			syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		}()
+	}
+	<-released
 }

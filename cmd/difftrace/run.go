@@ -10,6 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -46,8 +47,30 @@ func (c *eventCount) Set(s string) error {
 }
 
 // open opens the run directory dir with a fresh symbol table.
-func (f *readFlags) open(dir string) (*decode.Run, error) {
+func (f *readFlags) open(cmd *cobra.Command, dir string) (*decode.Run, error) {
+	if err := waitRecorded(cmd, dir); err != nil {
+		return nil, err
+	}
 	return decode.Open(dir, trace.NewTable(), decode.Options{MaxEvents: f.maxEvents})
+}
+
+// recordedWait bounds the wait for recorders still writing a run: longer
+// than a recorder takes to snapshot, kill and write out a hung rank.
+const recordedWait = 5 * time.Minute
+
+// waitRecorded waits until the recorders of the run directories have
+// written them: a launcher that ends a job (a hang, a timeout, Ctrl-C)
+// returns while the recorders it killed are still writing their traces.
+func waitRecorded(cmd *cobra.Command, dirs ...string) error {
+	for _, d := range dirs {
+		err := record.WaitRecorded(d, recordedWait, func() {
+			fmt.Fprintf(cmd.ErrOrStderr(), "waiting for the recorders still writing %s (the job ended before they finished)\n", d)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // openWithProgress opens dir like open, and shows a progress bar on stderr,
@@ -63,6 +86,9 @@ func (f *readFlags) openWithProgress(cmd *cobra.Command, dir string) (run *decod
 				bar.Add(1)
 			}
 		}
+	}
+	if err := waitRecorded(cmd, dir); err != nil {
+		return nil, nil, err
 	}
 	run, err = decode.Open(dir, trace.NewTable(), opts)
 	if err != nil {
