@@ -204,6 +204,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
+	printNotes(cmd, c.PairNotes())
 	threads, err := diffTraces(c, id)
 	if err != nil {
 		return err
