@@ -536,4 +536,24 @@ func TestConvertCommand(t *testing.T) {
 	if out := ok(t, "info", ranks); !strings.Contains(out, "format      uftrace recording") || !strings.Contains(out, "processes   2\n") {
 		t.Errorf("info on the uftrace directories:\n%s", out)
 	}
+	// Ranks come from the directories' names, not from the order a shell
+	// glob gives them in (uftrace.10 before uftrace.2), whether the
+	// directories are given one by one or as the directory that holds them.
+	shuffled := t.TempDir()
+	for from, to := range map[string]string{"uftrace.0": "uftrace.10", "uftrace.1": "uftrace.2"} {
+		cp := copyDir(t, filepath.Join(ranks, from))
+		if err := os.Rename(cp, filepath.Join(shuffled, to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, args := range [][]string{{shuffled}, {filepath.Join(shuffled, "uftrace.10"), filepath.Join(shuffled, "uftrace.2")}} {
+		out := filepath.Join(t.TempDir(), "conv")
+		ok(t, append(append([]string{"convert"}, args...), "-o", out)...)
+		if !slices.Equal(traces(t, out, 10)[0], traces(t, conv, 0)[0]) || !slices.Equal(traces(t, out, 2)[0], traces(t, conv, 1)[0]) {
+			t.Errorf("convert %v: ranks 2 and 10 are not the recordings uftrace.2 and uftrace.10", args)
+		}
+		if m := manifest(t, out); len(m.Ranks) != 2 || m.Ranks[0].Rank != 2 || m.Ranks[1].Rank != 10 {
+			t.Errorf("convert %d: manifest ranks %+v", i, m.Ranks)
+		}
+	}
 }
