@@ -81,6 +81,14 @@ func printNotes(cmd *cobra.Command, notes []string) {
 	}
 }
 
+// noteEmptyFilter says so on stderr when the filter kept no call at all,
+// which otherwise shows only as blank rows.
+func noteEmptyFilter(cmd *cobra.Command, filter string, kept uint64) {
+	if kept == 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: filter %s keeps no call of these traces; try another --filter (difftrace rank names the presets that keep calls in a pair of runs)\n", filter)
+	}
+}
+
 // runNames labels the runs of a comparison in listings.
 func runNames(c *rank.Comparison) []string {
 	if len(c.Runs) == 1 {

@@ -529,6 +529,20 @@ func TestAnalysisErrors(t *testing.T) {
 	fails(t, []string{"x.jpg", `".jpg"`, ".png"}, "lattice", run, "-o", filepath.Join(t.TempDir(), "x.jpg"))
 	fails(t, []string{"x.gif", `".gif"`, ".csv"}, "jsm", run, "-o", filepath.Join(t.TempDir(), "x.gif"))
 	fails(t, []string{"no trace 9.0"}, "filter", run, "--trace", "9.0")
+
+	// A filter that keeps nothing is not an error, but is said: the rows
+	// are blank.
+	for _, args := range [][]string{
+		{"filter", run, "--filter", "omp"}, {"nlr", run, "--filter", "omp"}, {"lattice", run, "--filter", "omp"}, {"jsm", run, "--filter", "omp"},
+	} {
+		r := difftrace(t, args...)
+		if r.code != 0 || !strings.Contains(string(r.stderr), "note: filter omp keeps no call of these traces; try another --filter") {
+			t.Errorf("difftrace %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+	if r := difftrace(t, "nlr", run, "--filter", "mpi"); strings.Contains(string(r.stderr), "keeps no call") {
+		t.Errorf("nlr --filter mpi: %s", r.stderr)
+	}
 }
 
 // Every analysis command explains itself with examples.

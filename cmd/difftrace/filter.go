@@ -58,6 +58,11 @@ A spec is one or more terms joined by "+", kept as a union:
 			if err != nil {
 				return err
 			}
+			total := 0
+			for _, k := range kept {
+				total += len(k)
+			}
+			noteEmptyFilter(cmd, flt.Name(), uint64(total))
 			out, err := createOutput(f.out, cmd.OutOrStdout())
 			if err != nil {
 				return err

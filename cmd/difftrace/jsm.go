@@ -66,6 +66,7 @@ are printed as text.`,
 				return err
 			}
 			printNotes(cmd, append(c.Notes(), sim.Notices...))
+			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
 			panels := jsmPanels(sim)
 			if len(f.outs) == 0 {
 				out, _ := createOutput("", cmd.OutOrStdout())

@@ -66,6 +66,7 @@ or log10 (entry:⌊log10 frequency⌋).`,
 				return err
 			}
 			printNotes(cmd, append(c.Notes(), sim.Notices...))
+			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
 			ctx, lat := sim.Ctx[rank.Normal], sim.Lattice[rank.Normal]
 			if lat == nil {
 				return fmt.Errorf("the lattice of %s under %s, %s is too large to build (%s); try a narrower filter or the noFreq attributes",

@@ -63,6 +63,7 @@ of its 16 iterations shows 7.`,
 				return err
 			}
 			printNotes(cmd, c.Notes())
+			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
 			out, err := createOutput(f.out, cmd.OutOrStdout())
 			if err != nil {
 				return err
