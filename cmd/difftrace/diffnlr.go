@@ -162,7 +162,7 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	id, err := trace.ParseID(strings.TrimSpace(arg))
 	if err != nil {
-		return fmt.Errorf("%q: %v; name a trace as P.T (e.g. 6.4) or a process as P (e.g. 5)", arg, err)
+		return err
 	}
 	if cmd.Flags().Changed("k") && f.k == 0 {
 		return fmt.Errorf("--k 0: the longest loop body must be between 1 and %d (10 is usual)", nlr.MaxK)

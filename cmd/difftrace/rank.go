@@ -178,7 +178,7 @@ func (f *rankFlags) grid() (rank.Grid, error) {
 		}
 		m, err := cluster.ParseMethod(strings.TrimSpace(l))
 		if err != nil {
-			return g, fmt.Errorf("--linkage: %v", err)
+			return g, fmt.Errorf("--linkage %q: want %s, or all", l, strings.Join(linkageNames(cluster.Methods()), ", "))
 		}
 		g.Linkages = appendNew(g.Linkages, m)
 	}
