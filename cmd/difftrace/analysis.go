@@ -25,6 +25,7 @@ type analysisFlags struct {
 func (f *analysisFlags) registerFilter(cmd *cobra.Command, def string) {
 	cmd.Flags().StringVarP(&f.filter, "filter", "f", def,
 		`which calls to keep: presets joined by "+", e.g. mpi, omp.crit, mem, all, mpi+omp.crit+cust=CPU_Exec (see "difftrace rank --help" for the list)`)
+	completeJoined(cmd, "filter", "+", filterTerms)
 }
 
 func (f *analysisFlags) registerK(cmd *cobra.Command) {
@@ -35,6 +36,8 @@ func (f *analysisFlags) registerAttrs(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.attrs, "attrs", "a", "sing.noFreq",
 		"attributes of a trace: sing or doub (single entries or consecutive pairs) . noFreq, actual or log10 (frequency)")
 	cmd.Flags().StringVar(&f.level, "level", "thread", "objects of the analysis: thread (each trace) or process (its threads' attributes merged)")
+	completeWords(cmd, "attrs", attrModes()...)
+	completeWords(cmd, "level", "thread", "process")
 }
 
 // parse checks the flags the command registered.

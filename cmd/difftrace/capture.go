@@ -60,5 +60,7 @@ program's status (128+N if signal N killed it, 124 if --timeout did).`,
 	f.BoolVar(&opt.Force, "force", false, "replace another run already in the output directory")
 	f.BoolVar(&opt.KeepUftrace, "keep-uftrace", false, "also keep the raw uftrace recording as DIR/uftrace.RANK")
 	cmd.MarkFlagRequired("output")
+	cmd.MarkFlagDirname("output")
+	completeWords(cmd, "backend", "uftrace", "pin")
 	return cmd
 }

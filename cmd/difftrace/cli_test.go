@@ -303,6 +303,31 @@ func TestVersionHelpAndCompletion(t *testing.T) {
 	if out := ok(t, "__complete", "stats", "x", "--by", ""); !strings.Contains(out, "thread\nprocess\nprogram\n") {
 		t.Errorf("completing --by: %q", out)
 	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"nlr", "x", "--filter", "mpi+om"}, []string{"\nmpi+omp\tOpenMP runtime calls", "\nmpi+omp.crit\t", "\nmpi+cust=\t"}},
+		{[]string{"rank", "x", "y", "--filters", "mpi,omp+"}, []string{"\nmpi,omp+mem\t"}},
+		{[]string{"rank", "x", "y", "--attrs", "sing.noFreq,"}, []string{"\nsing.noFreq,doub.log10\n"}},
+		{[]string{"rank", "x", "y", "--linkage", ""}, []string{"\nward\n", "\nall\n"}},
+		{[]string{"jsm", "x", "--level", ""}, []string{"thread\nprocess\n"}},
+		{[]string{"diffnlr", "5", "--color", ""}, []string{"auto\nalways\nnever\n"}},
+		{[]string{"capture", "--backend", ""}, []string{"uftrace\npin\n"}},
+	} {
+		out := "\n" + ok(t, append([]string{"__complete"}, c.args...)...)
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("completing %v: %q lacks %q", c.args, out, w)
+			}
+		}
+	}
+	// diffnlr's TRACE completes with the suspects of the session rank left.
+	dir := t.TempDir()
+	okIn(t, dir, "rank", runDir(t, "oddeven-normal"), runDir(t, "oddeven-swapbug"))
+	if out := okIn(t, dir, "__complete", "diffnlr", ""); !strings.HasPrefix(out, "5.0\tthread most often the top suspect\n5\tprocess most often the top suspect\n") {
+		t.Errorf("completing diffnlr's TRACE after rank: %q", out)
+	}
 	for _, c := range []string{"info", "decode", "stats", "convert"} {
 		h := ok(t, c, "--help")
 		if !strings.Contains(h, "Examples:\n  difftrace "+c) || !strings.Contains(h, "Usage:") {

@@ -68,11 +68,9 @@ to show everything.`,
   difftrace diffnlr 5 -o diffnlr-5.svg -o diffnlr-5.png
   difftrace diffnlr 6.4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-critbug --filter mem+omp.crit+cust=CPU_Exec
   difftrace diffnlr 4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-dlbug --full`,
-		Args: cobra.ExactArgs(1),
-		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		},
-		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSuspects,
+		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
 	}
 	f.register(cmd)
 	fl := cmd.Flags()
@@ -87,6 +85,10 @@ to show everything.`,
 	fl.IntVar(&f.changed, "changed", 8, "elements shown at each end of a long changed run (-1: all)")
 	fl.IntVar(&f.changes, "changes", 20, "changes shown, the first and the last ones, when there are more (-1: all)")
 	fl.BoolVar(&f.full, "full", false, "show the whole diff, nothing abridged")
+	completeJoined(cmd, "filter", "+", filterTerms)
+	completeWords(cmd, "color", "auto", "always", "never")
+	cmd.MarkFlagDirname("normal")
+	cmd.MarkFlagDirname("faulty")
 	return cmd
 }
 

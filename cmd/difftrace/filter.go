@@ -106,6 +106,7 @@ A spec is one or more terms joined by "+", kept as a union:
 	f.registerFilter(cmd, "mpi")
 	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `traces to list: "P.T", "P" (every thread of process P) or a comma-separated list (default: all)`)
 	cmd.Flags().StringVar(&f.format, "format", "list", "list (one call per line), count (calls kept per trace) or json (one object per trace)")
+	completeWords(cmd, "format", "list", "count", "json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
 	return cmd
 }

@@ -85,6 +85,7 @@ of its 16 iterations shows 7.`,
 	f.registerK(cmd)
 	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `traces to show: "P.T", "P" (every thread of process P) or a comma-separated list (default: all; loops are always found over all traces)`)
 	cmd.Flags().StringVar(&f.format, "format", "text", "text or json")
+	completeWords(cmd, "format", "text", "json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
 	return cmd
 }

@@ -136,6 +136,10 @@ without repeating them.`,
 	fl.IntVar(&f.rows, "rows", 20, "rows of the table to show (0: all); json and csv have all")
 	fl.IntVar(&f.top, "top", 5, "suspects to show per cell (0: all)")
 	fl.BoolVar(&f.noSession, "no-session", false, "do not write .difftrace/ in the current directory")
+	filterSpecs(cmd, "filters")
+	completeJoined(cmd, "attrs", ",", attrModes)
+	completeJoined(cmd, "linkage", ",", linkages)
+	completeWords(cmd, "format", "table", "json", "csv")
 	return cmd
 }
 
