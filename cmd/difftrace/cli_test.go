@@ -288,6 +288,13 @@ func TestRunDirectory(t *testing.T) {
 	if s := ok(t, "stats", dir, "--by", "thread", "-t", "0"); strings.Count(s, "== thread 0.") != 2 {
 		t.Errorf("stats of process 0's threads:\n%s", s)
 	}
+
+	// Ranks that ended alike share one note.
+	dl := ok(t, "info", filepath.Join(runsDir, "oddeven-dlbug"))
+	if !strings.Contains(dl, "\nnote: ranks 0–14: killed by capture's --timeout 10s; thread 0: MPI_Recv, the call it was blocked in") ||
+		!strings.Contains(dl, "\nnote: rank 15: killed by capture's --timeout 10s; thread 0: MPI_Finalize") || strings.Count(dl, "note: ") != 2 {
+		t.Errorf("info of the dlBug run's notes:\n%s", dl)
+	}
 }
 
 func TestVersionHelpAndCompletion(t *testing.T) {
