@@ -270,6 +270,44 @@ func openUftraceRun(r *Run, d *dirListing) error {
 	return nil
 }
 
+// UftraceRankDirs returns the uftrace data directories that dir holds, one
+// per MPI rank, with their ranks, as Open numbers them: the number that
+// ends each name or, if the names do not end in distinct numbers (numbered
+// false), the position in sorted name order. It returns no directories if
+// dir is itself a uftrace data directory, or holds none.
+func UftraceRankDirs(dir string) (dirs []string, ranks []int, numbered bool, err error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, false, readError(dir, err)
+	}
+	d := &dirListing{dir: dir, names: map[string]bool{}}
+	for _, e := range ents {
+		d.names[e.Name()] = true
+		d.all = append(d.all, e.Name())
+	}
+	sort.Strings(d.all)
+	if looksUftrace(dir, d.all) {
+		return nil, nil, false, nil
+	}
+	subs := uftraceSubdirs(d)
+	ranks, numbered = rankNumbers(subs)
+	for _, s := range subs {
+		dirs = append(dirs, d.path(s))
+	}
+	return dirs, ranks, numbered, nil
+}
+
+// UftraceDirRanks returns the ranks of uftrace data directories given by
+// path, as if a directory held them (see UftraceRankDirs): the numbers
+// that end their names, if they are distinct (ok).
+func UftraceDirRanks(paths []string) (ranks []int, ok bool) {
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(filepath.Clean(p))
+	}
+	return rankNumbers(names)
+}
+
 // rankNumbers returns the rank of each uftrace subdirectory: the number
 // that ends its name, when every name ends in one and no two are equal;
 // otherwise the position in sorted order, and false.

@@ -27,7 +27,7 @@ record() {
 		ranks=$(grep -c '"rank":' "$OUT/$name/run.json" || true)
 		ended=$(grep -c '"end": "0001-01-01T00:00:00Z"' "$OUT/$name/run.json" || true)
 		if [ "$ranks" -eq "$np" ] && [ "$ended" -eq 0 ]; then
-			rm -f "$OUT/$name/.run.lock" "$OUT/.$name.log"
+			rm -f "$OUT/$name/.run.lock" "$OUT/$name/.run.active" "$OUT/.$name.log"
 			return
 		fi
 		sleep 0.1

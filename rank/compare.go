@@ -2,7 +2,9 @@ package rank
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/trace"
@@ -125,9 +127,9 @@ func (c *Comparison) Processes() []trace.ID {
 }
 
 // Notes returns what the user should know about the runs: the decoder's
-// notes and the traces that exist in one run only.
+// notes, the pair's (PairNotes) and the traces that exist in one run only.
 func (c *Comparison) Notes() []string {
-	out := c.runNotes()
+	out := append(c.runNotes(), c.PairNotes()...)
 	names := []string{"normal", "faulty"}
 	for r := range c.Runs {
 		if only := c.OnlyIn(r); len(only) > 0 {
@@ -136,6 +138,70 @@ func (c *Comparison) Notes() []string {
 		}
 	}
 	return out
+}
+
+// PairNotes warns about a normal and a faulty run that look like a
+// mistake: runs of programs that have different names (right for two builds
+// of one program, meaningless for two programs), or a normal run that ended
+// badly while every rank of the faulty one exited with status 0 (the runs
+// given in the wrong order).
+func (c *Comparison) PairNotes() []string {
+	if len(c.Runs) != 2 {
+		return nil
+	}
+	var out []string
+	normal, faulty := c.Runs[Normal], c.Runs[Faulty]
+	pn, pf := programNames(normal), programNames(faulty)
+	if len(pn) > 0 && len(pf) > 0 && !slices.ContainsFunc(pn, func(p string) bool { return slices.Contains(pf, p) }) {
+		out = append(out, fmt.Sprintf("the runs are of programs with different names (normal: %s, faulty: %s); their functions are matched by name, which is right for two builds of one program and meaningless for two programs",
+			strings.Join(pn, ", "), strings.Join(pf, ", ")))
+	}
+	if bad, ok := badEnding(normal); ok && bad != "" {
+		if fb, ok := badEnding(faulty); ok && fb == "" {
+			out = append(out, fmt.Sprintf("the normal run %s ended badly (%s) but every rank of the faulty run %s exited with status 0; if they are swapped, give the normal run first",
+				normal.Dir, bad, faulty.Dir))
+		}
+	}
+	return out
+}
+
+// programNames returns the file names of the programs a run recorded,
+// sorted.
+func programNames(run *decode.Run) []string {
+	var out []string
+	for _, p := range run.Procs {
+		if p.Program == "" {
+			continue
+		}
+		if n := filepath.Base(p.Program); !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// badEnding describes the first rank of the run that did not exit with
+// status 0, or returns "" if all did; ok is false when the run does not
+// record how every rank ended.
+func badEnding(run *decode.Run) (bad string, ok bool) {
+	m := run.Manifest
+	if m == nil || len(m.Ranks) == 0 {
+		return "", false
+	}
+	for _, r := range m.Ranks {
+		switch {
+		case r.KilledByTimeout:
+			return fmt.Sprintf("rank %d was killed by a timeout", r.Rank), true
+		case r.Signal != "":
+			return fmt.Sprintf("rank %d was killed by %s", r.Rank, r.Signal), true
+		case r.Exited && r.ExitStatus != 0:
+			return fmt.Sprintf("rank %d exited with status %d", r.Rank, r.ExitStatus), true
+		case !r.Exited:
+			return "", false
+		}
+	}
+	return "", true
 }
 
 // runNotes returns the decoder's notes on the runs, each after its run

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -95,4 +96,28 @@ func soleFirst(sus []Suspect) (trace.ID, bool) {
 // rowName names a row in failure messages.
 func rowName(r Row) string {
 	return r.Filter + " K" + strconv.Itoa(r.K) + " " + r.Attrs + " " + r.Linkage
+}
+
+// TestPairNotes checks the warnings about a pair of runs that looks
+// mistaken: given in the wrong order, or of two different programs.
+func TestPairNotes(t *testing.T) {
+	for _, c := range []struct {
+		normal, faulty string
+		want           []string
+	}{
+		{"oddeven-normal", "oddeven-dlbug", nil},
+		{"oddeven-normal", "oddeven-swapbug", nil},
+		{"oddeven-dlbug", "oddeven-normal", []string{"the normal run ../testdata/runs/oddeven-dlbug ended badly (rank 0 was killed by a timeout) but every rank of the faulty run ../testdata/runs/oddeven-normal exited with status 0; if they are swapped, give the normal run first"}},
+		{"oddeven-normal", "ilcs-normal", []string{"the runs are of programs with different names (normal: oddeven, faulty: ilcs); their functions are matched by name, which is right for two builds of one program and meaningless for two programs"}},
+	} {
+		cmp := openRuns(t, Options{}, c.normal, c.faulty)
+		if got := cmp.PairNotes(); !slices.Equal(got, c.want) {
+			t.Errorf("%s, %s: notes %q\nwant %q", c.normal, c.faulty, got, c.want)
+		}
+		for _, w := range c.want {
+			if !slices.Contains(cmp.Notes(), w) {
+				t.Errorf("%s, %s: Notes() lacks %q", c.normal, c.faulty, w)
+			}
+		}
+	}
 }

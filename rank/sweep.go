@@ -150,7 +150,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 	}
 	rk := &Ranking{
 		Normal: c.Runs[Normal].Dir, Faulty: c.Runs[Faulty].Dir, Ks: g.Ks,
-		OnlyNormal: idStrings(c.OnlyIn(Normal)), OnlyFaulty: idStrings(c.OnlyIn(Faulty)), Notes: c.runNotes(),
+		OnlyNormal: idStrings(c.OnlyIn(Normal)), OnlyFaulty: idStrings(c.OnlyIn(Faulty)), Notes: append(c.runNotes(), c.PairNotes()...),
 	}
 	fs := g.Filters
 	if g.Prune {

@@ -11,16 +11,21 @@ import (
 // ConvertDirsOptions configure the conversion of existing uftrace
 // recordings into a run directory.
 type ConvertDirsOptions struct {
-	Out         string // the run directory to write
-	Prefix      string // trace file prefix (default "trace")
-	FirstRank   int    // rank of the first process
-	Force       bool   // replace another run in Out
+	Out       string // the run directory to write
+	Prefix    string // trace file prefix (default "trace")
+	FirstRank int    // rank of the first process
+	// Ranks, if set, gives the rank of each directory's traced program
+	// instead; the processes it forked are left out, as when decode reads
+	// a directory of per-rank recordings.
+	Ranks       []int
+	Force       bool // replace another run in Out
 	ToolVersion string
 }
 
 // ConvertUftraceDirs turns uftrace data directories into one run
 // directory: every traced process becomes a rank, in the order the
-// directories are given and, within one, in order of appearance. What
+// directories are given and, within one, in order of appearance (or each
+// directory's program becomes rank Ranks[i]). What
 // uftrace's info file knows (host, start, duration, exit status) goes into
 // run.json.
 func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest, error) {
@@ -50,8 +55,16 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest
 	}
 	rank := opt.FirstRank
 	var ranks []decode.Rank
+	if opt.Ranks != nil && len(opt.Ranks) != len(dirs) {
+		return nil, fmt.Errorf("convert: %d ranks for %d directories", len(opt.Ranks), len(dirs))
+	}
 	for i, data := range datas {
-		for _, pid := range data.Processes() {
+		pids := data.Processes()
+		if opt.Ranks != nil {
+			rank = opt.Ranks[i]
+			pids = pids[:min(1, len(pids))]
+		}
+		for _, pid := range pids {
 			r := data.RankEntry(rank, pid)
 			if len(ranks) == 0 {
 				if err := claimRunDir(opt.Out, tmpl, r, opt.Force); err != nil {

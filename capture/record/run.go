@@ -225,6 +225,11 @@ func Run(opt Options) (int, error) {
 		Command: append([]string{prog}, opt.Command[1:]...), Launch: launch,
 	}
 	r := decode.Rank{Rank: rank, Host: host, Start: start, Threads: []decode.Thread{}}
+	release, err := holdActive(opt.Dir)
+	if err != nil {
+		return 1, err
+	}
+	defer release()
 	if err := claimRunDir(opt.Dir, tmpl, r, opt.Force); err != nil {
 		return 1, err
 	}
@@ -280,6 +285,9 @@ func Run(opt Options) (int, error) {
 		r.KilledByTimeout = true
 	case s := <-sigs:
 		why = s.String()
+		if sig, ok := s.(syscall.Signal); ok {
+			why = signalName(sig)
+		}
 	}
 	var snap *Snapshot
 	var notes []string
@@ -326,7 +334,7 @@ func Run(opt Options) (int, error) {
 		code = ExitTimeout
 		notes = append([]string{fmt.Sprintf("killed by capture's --timeout %s", opt.Timeout)}, notes...)
 	case why != "":
-		notes = append([]string{fmt.Sprintf("killed by capture on %s from the launcher", why)}, notes...)
+		notes = append([]string{fmt.Sprintf("killed by capture on %s from the launcher or the user", why)}, notes...)
 	case r.Signal != "":
 		msg := "killed by " + r.Signal + " from outside capture"
 		if be.snapshots() {

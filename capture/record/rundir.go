@@ -23,19 +23,81 @@ import (
 // lockName is the lock file of a run directory.
 const lockName = ".run.lock"
 
+// activeName is the file every recorder of a run directory holds a shared
+// flock on from its start until its traces and its entry of run.json are
+// written. A launcher that ends a job kills the recorders it started, but
+// their workers go on writing for a moment after the launcher returns;
+// readers take the lock exclusively to wait for them (WaitRecorded). The
+// kernel drops the lock of a recorder that dies, so it never goes stale.
+const activeName = ".run.active"
+
+// holdActive creates dir and takes a shared lock on its activeName, held
+// until release is called.
+func holdActive(dir string) (release func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fileError(dir, err)
+	}
+	p := filepath.Join(dir, activeName)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fileError(p, err)
+	}
+	if err := flock(f, syscall.LOCK_SH); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", p, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// flock applies a flock operation, retrying when a signal interrupts it.
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+// WaitRecorded waits until no recorder is writing the run directory dir,
+// for at most timeout; waiting is called once, before the wait, if a
+// recorder is. A directory that no recorder of this version wrote (no
+// activeName in it) is never waited for. It returns an error if recorders
+// are still writing when the time is up.
+func WaitRecorded(dir string, timeout time.Duration, waiting func()) error {
+	p := filepath.Join(dir, activeName)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	deadline := time.Now().Add(timeout)
+	for i := 0; ; i++ {
+		err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			flock(f, syscall.LOCK_UN)
+			return nil
+		}
+		if err != syscall.EWOULDBLOCK {
+			return nil // a file system without flock: nothing to wait for
+		}
+		if i == 0 && waiting != nil {
+			waiting()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: its recorders are still writing the run after %s; wait until they finish (difftrace capture is still running on this host)", dir, timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // lockRunDir takes the run directory's lock, waiting for other recorders.
 func lockRunDir(dir string) (unlock func(), err error) {
 	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fileError(filepath.Join(dir, lockName), err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := flock(f, syscall.LOCK_EX); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
 	}
@@ -69,11 +131,11 @@ func writeManifest(dir string, m *decode.Manifest) error {
 }
 
 // isRunFile reports whether a file name in a run directory belongs to a
-// recorded run: the manifest, the lock, trace files of prefix, a kept
+// recorded run: the manifest, the locks, trace files of prefix, a kept
 // uftrace recording, or a temporary file of any of them.
 func isRunFile(name, prefix string) bool {
 	name = strings.TrimPrefix(name, ".")
-	return name == decode.ManifestName || name == strings.TrimPrefix(lockName, ".") ||
+	return name == decode.ManifestName || name == strings.TrimPrefix(lockName, ".") || name == strings.TrimPrefix(activeName, ".") ||
 		strings.HasPrefix(name, prefix+".") || strings.HasPrefix(name, decode.ManifestName+".tmp") ||
 		strings.HasPrefix(name, "uftrace.")
 }
@@ -112,7 +174,7 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 		}
 		var foreign []string
 		for _, e := range ents {
-			if e.Name() == lockName {
+			if e.Name() == lockName || e.Name() == activeName {
 				continue
 			}
 			if force && isRunFile(e.Name(), tmpl.Prefix) {
@@ -154,7 +216,7 @@ func removeRun(dir, prefix string) error {
 		return err
 	}
 	for _, e := range ents {
-		if e.Name() != lockName && isRunFile(e.Name(), prefix) {
+		if e.Name() != lockName && e.Name() != activeName && isRunFile(e.Name(), prefix) {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}

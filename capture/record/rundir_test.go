@@ -111,3 +111,47 @@ func TestClaimRunDirMixedOptions(t *testing.T) {
 		t.Fatal("a rank recording all images joined a main-image run")
 	}
 }
+
+// TestWaitRecorded checks that a reader waits while recorders hold the run
+// directory and goes on as soon as the last one lets go, and that the run
+// directory still counts as empty for a recorder that claims it.
+func TestWaitRecorded(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := WaitRecorded(dir, time.Second, func() { t.Error("waited for a directory that does not exist") }); err != nil {
+		t.Fatal(err)
+	}
+	rel1, err := holdActive(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel2, err := holdActive(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := claimRunDir(dir, tmplFor("job=1"), decode.Rank{Rank: 0, Start: time.Now()}, false); err != nil {
+		t.Fatalf("claiming a directory its recorders hold: %v", err)
+	}
+	waited := 0
+	err = WaitRecorded(dir, 200*time.Millisecond, func() { waited++ })
+	if err == nil || waited != 1 || !strings.Contains(err.Error(), "still writing") {
+		t.Fatalf("WaitRecorded with two recorders at work: %v, waited %d times", err, waited)
+	}
+	rel1()
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		rel2()
+	}()
+	begin := time.Now()
+	if err := WaitRecorded(dir, time.Minute, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(begin); d < 150*time.Millisecond {
+		t.Errorf("WaitRecorded returned after %v, before the last recorder let go", d)
+	}
+	// Readers do not hold the lock: a new recorder can take the directory.
+	rel3, err := holdActive(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel3()
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -79,6 +80,14 @@ func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *S
 	if err != nil {
 		return nil, nil, fmt.Errorf("converting rank %d's recording (kept in %s): %w", rank, dataDir, err)
 	}
+	if log, err := os.ReadFile(logFile); err == nil {
+		if note := patchNote(log); note != "" {
+			res.Notes = append(res.Notes, note)
+			if rank == 0 {
+				fmt.Fprintf(opt.Stderr, "difftrace capture: rank 0: %s\n", note)
+			}
+		}
+	}
 	if opt.KeepUftrace {
 		dst := filepath.Join(opt.Dir, "uftrace."+strconv.Itoa(rank))
 		os.RemoveAll(dst)
@@ -124,8 +133,11 @@ func programPath(name string) (string, error) {
 // the program's procedure linkage table, and with --nest-libcall at every
 // library's. --keep-pid makes the traced program capture's own child, so its
 // exit status and pid are first-hand; --no-event drops scheduler events.
+// The dynamic patcher's debug messages go to the log, where patchNote finds
+// the functions it could not patch.
 func uftraceArgs(opt Options, dataDir, logFile, prog string) []string {
-	args := []string{"record", "--keep-pid", "--no-event", "-d", dataDir, "--logfile=" + logFile, "-P", "."}
+	args := []string{"record", "--keep-pid", "--no-event", "-d", dataDir, "--logfile=" + logFile,
+		"--debug-domain", "dynamic:3", "-P", "."}
 	if opt.AllImages {
 		args = append(args, "--nest-libcall")
 	}
@@ -150,12 +162,61 @@ func waitRecorder(limit time.Duration) {
 	}
 }
 
-// logMessages returns uftrace's error lines from its log, for an error
-// message.
+// patchNote says which functions of the program uftrace could not patch,
+// from its log of the dynamic patching, or returns "" if it patched all.
+// uftrace patches a function by moving its first instructions aside; it
+// fails when they address memory relative to themselves (common in small
+// optimised leaf functions: "movsd 0x…(%rip),%xmm1") and skips functions
+// too short to hold the jump. Calls to those functions are silently missing
+// from the recording; binaries built with -pg or
+// -fpatchable-function-entry=5, or at -O0, have a patchable entry in every
+// function.
+func patchNote(log []byte) string {
+	var failed []string
+	skipped := 0
+	for _, l := range strings.Split(string(log), "\n") {
+		l = strings.TrimSpace(strings.TrimPrefix(l, "dynamic:"))
+		if name, ok := strings.CutPrefix(l, ">> FAIL:"); ok {
+			if name = strings.TrimSpace(name); !slices.Contains(failed, name) {
+				failed = append(failed, name)
+			}
+		} else if n, ok := strings.CutPrefix(l, "skipped:"); ok {
+			if f := strings.Fields(n); len(f) > 0 {
+				v, _ := strconv.Atoi(f[0])
+				skipped += v
+			}
+		}
+	}
+	total := len(failed) + skipped
+	if total == 0 {
+		return ""
+	}
+	var what []string
+	const shown = 5
+	for i, f := range failed {
+		if i == shown {
+			what = append(what, fmt.Sprintf("%d more", len(failed)-shown))
+			break
+		}
+		what = append(what, f)
+	}
+	if skipped > 0 {
+		what = append(what, fmt.Sprintf("%d too short to patch", skipped))
+	}
+	fns := "functions"
+	if total == 1 {
+		fns = "function"
+	}
+	return fmt.Sprintf("uftrace could not patch %d %s of the program (%s): calls to them are not in the traces; build it with -pg or -fpatchable-function-entry=5 (or at -O0) to record every function",
+		total, fns, strings.Join(what, ", "))
+}
+
+// logMessages returns uftrace's error lines from its log (not the patcher's
+// debug messages), for an error message.
 func logMessages(log []byte) string {
 	var keep []string
 	for _, l := range strings.Split(string(log), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "child terminated") {
+		if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "child terminated") && !strings.HasPrefix(l, "dynamic:") {
 			keep = append(keep, l)
 		}
 	}

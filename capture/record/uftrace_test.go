@@ -113,3 +113,75 @@ func TestBindNow(t *testing.T) {
 		}
 	}
 }
+
+// leafProg has a small optimised leaf function whose first instruction
+// addresses memory relative to itself, which uftrace cannot patch.
+const leafProg = `#include <stdio.h>
+static double refine(double x) { return x * 0.5 + 1.0 / (x + 1.0); }
+__attribute__((noinline)) double compute(int t) {
+	double x = t;
+	for (int i = 0; i < 3; i++)
+		x = refine(x);
+	return x;
+}
+int main(void) {
+	double s = 0;
+	for (int i = 0; i < 3; i++)
+		s += compute(i);
+	printf("%f\n", s);
+	return 0;
+}
+`
+
+// TestRecordUnpatchedFunctions records a program built at -O2, where
+// uftrace cannot patch a leaf function, and checks that run.json and
+// capture's stderr say which one is missing from the traces; built with
+// -pg, every function is recorded and nothing is said.
+func TestRecordUnpatchedFunctions(t *testing.T) {
+	needTools(t, "gcc", "uftrace")
+	for _, c := range []struct {
+		flags   []string
+		refines int
+		note    string
+	}{
+		{[]string{"-O2", "-fno-inline"}, 0, "uftrace could not patch 1 function of the program (refine): calls to them are not in the traces; build it with -pg"},
+		{[]string{"-O2", "-fno-inline", "-pg"}, 9, ""},
+	} {
+		bin := compileC(t, t.TempDir(), "leaf", leafProg, c.flags...)
+		dir := filepath.Join(t.TempDir(), "run")
+		var out, errb bytes.Buffer
+		code, err := Run(Options{
+			Dir: dir, Command: []string{bin}, Stdout: &out, Stderr: &errb,
+			Getenv: func(string) string { return "" },
+		})
+		if err != nil || code != 0 {
+			t.Fatalf("%v: status %d, %v\n%s", c.flags, code, err, errb.String())
+		}
+		m, err := decode.ReadManifest(filepath.Join(dir, decode.ManifestName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := readRank(t, dir, 0)[0]
+		if n := count(calls, "refine"); n != c.refines || count(calls, "compute") != 3 {
+			t.Errorf("%v: %d calls of refine and %d of compute, want %d and 3: %v", c.flags, n, count(calls, "compute"), c.refines, calls)
+		}
+		if note := m.Ranks[0].Note; c.note == "" && strings.Contains(note, "could not patch") || !strings.Contains(note, c.note) {
+			t.Errorf("%v: run.json's note %q, want %q", c.flags, note, c.note)
+		}
+		if c.note != "" && !strings.Contains(errb.String(), "difftrace capture: rank 0: "+c.note) {
+			t.Errorf("%v: capture's stderr %q lacks the note", c.flags, errb.String())
+		}
+	}
+}
+
+func TestPatchNote(t *testing.T) {
+	log := "dynamic: force patch normal func: main (patch size: 8)\ndynamic:   >> FAIL: refine\ndynamic:   >> FAIL: a\n" +
+		"dynamic:   >> FAIL: b\ndynamic:   >> FAIL: c\ndynamic:   >> FAIL: d\ndynamic:   >> FAIL: e\ndynamic:  skipped:        2 ( 20.00%)\n"
+	want := "uftrace could not patch 8 functions of the program (refine, a, b, c, d, 1 more, 2 too short to patch)"
+	if got := patchNote([]byte(log)); !strings.HasPrefix(got, want) {
+		t.Errorf("patchNote = %q, want it to begin %q", got, want)
+	}
+	if got := patchNote([]byte("dynamic: patched all (4) functions in 'leaf'\n")); got != "" {
+		t.Errorf("patchNote of a full patch = %q", got)
+	}
+}

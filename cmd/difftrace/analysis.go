@@ -25,6 +25,7 @@ type analysisFlags struct {
 func (f *analysisFlags) registerFilter(cmd *cobra.Command, def string) {
 	cmd.Flags().StringVarP(&f.filter, "filter", "f", def,
 		`which calls to keep: presets joined by "+", e.g. mpi, omp.crit, mem, all, mpi+omp.crit+cust=CPU_Exec (see "difftrace rank --help" for the list)`)
+	completeJoined(cmd, "filter", "+", filterTerms)
 }
 
 func (f *analysisFlags) registerK(cmd *cobra.Command) {
@@ -35,6 +36,8 @@ func (f *analysisFlags) registerAttrs(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.attrs, "attrs", "a", "sing.noFreq",
 		"attributes of a trace: sing or doub (single entries or consecutive pairs) . noFreq, actual or log10 (frequency)")
 	cmd.Flags().StringVar(&f.level, "level", "thread", "objects of the analysis: thread (each trace) or process (its threads' attributes merged)")
+	completeWords(cmd, "attrs", attrModes()...)
+	completeWords(cmd, "level", "thread", "process")
 }
 
 // parse checks the flags the command registered.
@@ -64,6 +67,9 @@ func (f *analysisFlags) parse() (*filters.Filter, fca.Mode, rank.Level, error) {
 // openComparison opens one or two runs for analysis, with progress bars on
 // stderr when it is a terminal.
 func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*rank.Comparison, error) {
+	if err := waitRecorded(cmd, dirs...); err != nil {
+		return nil, err
+	}
 	opts := rank.Options{MaxEvents: f.maxEvents}
 	if p := newProgress(cmd.ErrOrStderr()); p != nil {
 		opts.Progress = p
@@ -75,6 +81,14 @@ func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*rank.Com
 func printNotes(cmd *cobra.Command, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintln(cmd.ErrOrStderr(), "note:", n)
+	}
+}
+
+// noteEmptyFilter says so on stderr when the filter kept no call at all,
+// which otherwise shows only as blank rows.
+func noteEmptyFilter(cmd *cobra.Command, filter string, kept uint64) {
+	if kept == 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: filter %s keeps no call of these traces; try another --filter (difftrace rank names the presets that keep calls in a pair of runs)\n", filter)
 	}
 }
 

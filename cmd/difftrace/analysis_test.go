@@ -179,10 +179,18 @@ func TestLatticeCommand(t *testing.T) {
 		t.Errorf("lattice --level process:\n%s", proc)
 	}
 
+	// One run draws every -o given.
 	dir := t.TempDir()
+	args := []string{"lattice", run, "--filter", "mpi"}
+	for _, ext := range []string{"dot", "svg", "png"} {
+		args = append(args, "-o", filepath.Join(dir, "lattice."+ext))
+	}
+	r := difftrace(t, args...)
+	if r.code != 0 || len(r.stdout) != 0 || strings.Count(string(r.stderr), "wrote ") != 3 {
+		t.Errorf("difftrace %s: exit %d, stdout %q, stderr %q; want each picture written and named", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
 	for _, ext := range []string{"dot", "svg", "png"} {
 		out := filepath.Join(dir, "lattice."+ext)
-		ok(t, "lattice", run, "--filter", "mpi", "-o", out)
 		b := mustRead(t, out)
 		switch ext {
 		case "dot":
@@ -244,9 +252,13 @@ func TestJSMCommand(t *testing.T) {
 		t.Errorf("jsm csv of two runs: rows per matrix %v", count)
 	}
 
+	r := difftrace(t, "jsm", exampleRun("oddeven-normal"), exampleRun("oddeven-swapbug"), "--attrs", "doub.actual",
+		"-o", filepath.Join(dir, "jsm.png"), "-o", filepath.Join(dir, "jsm.svg"))
+	if r.code != 0 || !strings.Contains(string(r.stderr), "wrote "+filepath.Join(dir, "jsm.png")+"\n") || !strings.Contains(string(r.stderr), "wrote "+filepath.Join(dir, "jsm.svg")+"\n") {
+		t.Errorf("jsm -o jsm.png -o jsm.svg: exit %d, stderr %q", r.code, r.stderr)
+	}
 	for _, ext := range []string{"png", "svg"} {
 		out := filepath.Join(dir, "jsm."+ext)
-		ok(t, "jsm", exampleRun("oddeven-normal"), exampleRun("oddeven-swapbug"), "--attrs", "doub.actual", "-o", out)
 		b := mustRead(t, out)
 		if ext == "png" && !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) || ext == "svg" && !bytes.Contains(b, []byte("<svg")) {
 			t.Errorf("jsm.%s is not a %s (%d bytes)", ext, ext, len(b))
@@ -517,6 +529,20 @@ func TestAnalysisErrors(t *testing.T) {
 	fails(t, []string{"x.jpg", `".jpg"`, ".png"}, "lattice", run, "-o", filepath.Join(t.TempDir(), "x.jpg"))
 	fails(t, []string{"x.gif", `".gif"`, ".csv"}, "jsm", run, "-o", filepath.Join(t.TempDir(), "x.gif"))
 	fails(t, []string{"no trace 9.0"}, "filter", run, "--trace", "9.0")
+
+	// A filter that keeps nothing is not an error, but is said: the rows
+	// are blank.
+	for _, args := range [][]string{
+		{"filter", run, "--filter", "omp"}, {"nlr", run, "--filter", "omp"}, {"lattice", run, "--filter", "omp"}, {"jsm", run, "--filter", "omp"},
+	} {
+		r := difftrace(t, args...)
+		if r.code != 0 || !strings.Contains(string(r.stderr), "note: filter omp keeps no call of these traces; try another --filter") {
+			t.Errorf("difftrace %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+	if r := difftrace(t, "nlr", run, "--filter", "mpi"); strings.Contains(string(r.stderr), "keeps no call") {
+		t.Errorf("nlr --filter mpi: %s", r.stderr)
+	}
 }
 
 // Every analysis command explains itself with examples.

@@ -26,6 +26,9 @@ The uftrace backend records the unmodified binary: every function of the
 program is patched at load time (it must not be stripped) and library calls
 such as MPI_Send or GOMP_critical_start are caught where the program calls
 them; --all-images also records the calls libraries make to each other.
+Functions the compiler inlined are not calls and do not show; functions
+uftrace cannot patch (some small optimised ones) are named on stderr and in
+run.json, and a build with -pg or -fpatchable-function-entry=5 records them.
 
 A program that hangs is the case that matters most: on --timeout, or when the
 launcher or the user ends the job (SIGINT, SIGTERM, SIGHUP), capture takes a
@@ -60,5 +63,7 @@ program's status (128+N if signal N killed it, 124 if --timeout did).`,
 	f.BoolVar(&opt.Force, "force", false, "replace another run already in the output directory")
 	f.BoolVar(&opt.KeepUftrace, "keep-uftrace", false, "also keep the raw uftrace recording as DIR/uftrace.RANK")
 	cmd.MarkFlagRequired("output")
+	cmd.MarkFlagDirname("output")
+	completeWords(cmd, "backend", "uftrace", "pin")
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -343,9 +344,17 @@ func TestCaptureLauncherSignal(t *testing.T) {
 	time.Sleep(4 * time.Second) // MPI_Init, then the deadlock
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
+	// mpirun returns before the recorders it killed have written the
+	// traces; a command reading the run right away waits for them.
+	info := difftrace(t, "info", dir)
+	if info.code != 0 || !regexp.MustCompile(`(?m)^1\.0 .* trace\.1\.0$`).Match(info.stdout) ||
+		bytes.Count(info.stdout, []byte("killed by SIGTERM\n")) != 2 {
+		t.Errorf("info right after mpirun returned: exit %d\n%s%s", info.code, info.stdout, info.stderr)
+	}
+	t.Logf("info's stderr: %s", info.stderr)
 	m := waitRun(t, dir, 2)
 	for _, r := range m.Ranks {
-		if r.Exited || r.KilledByTimeout || !strings.Contains(r.Note, "from the launcher") {
+		if r.Exited || r.KilledByTimeout || !strings.Contains(r.Note, "killed by capture on SIGTERM from the launcher") {
 			t.Errorf("rank %d: exited %v by timeout %v note %q", r.Rank, r.Exited, r.KilledByTimeout, r.Note)
 		}
 		seq := traces(t, dir, r.Rank)[0]
@@ -526,5 +535,25 @@ func TestConvertCommand(t *testing.T) {
 	}
 	if out := ok(t, "info", ranks); !strings.Contains(out, "format      uftrace recording") || !strings.Contains(out, "processes   2\n") {
 		t.Errorf("info on the uftrace directories:\n%s", out)
+	}
+	// Ranks come from the directories' names, not from the order a shell
+	// glob gives them in (uftrace.10 before uftrace.2), whether the
+	// directories are given one by one or as the directory that holds them.
+	shuffled := t.TempDir()
+	for from, to := range map[string]string{"uftrace.0": "uftrace.10", "uftrace.1": "uftrace.2"} {
+		cp := copyDir(t, filepath.Join(ranks, from))
+		if err := os.Rename(cp, filepath.Join(shuffled, to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, args := range [][]string{{shuffled}, {filepath.Join(shuffled, "uftrace.10"), filepath.Join(shuffled, "uftrace.2")}} {
+		out := filepath.Join(t.TempDir(), "conv")
+		ok(t, append(append([]string{"convert"}, args...), "-o", out)...)
+		if !slices.Equal(traces(t, out, 10)[0], traces(t, conv, 0)[0]) || !slices.Equal(traces(t, out, 2)[0], traces(t, conv, 1)[0]) {
+			t.Errorf("convert %v: ranks 2 and 10 are not the recordings uftrace.2 and uftrace.10", args)
+		}
+		if m := manifest(t, out); len(m.Ranks) != 2 || m.Ranks[0].Rank != 2 || m.Ranks[1].Rank != 10 {
+			t.Errorf("convert %d: manifest ranks %+v", i, m.Ranks)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,6 +83,12 @@ func TestInfoOddEven4(t *testing.T) {
 			t.Errorf("info has no process row for %d (pid %s):\n%s", i, pid, out)
 		}
 	}
+	// --max-events takes a count with an exponent, as the help's example does.
+	if again := ok(t, "info", filepath.Join(fixtureDir, "oddeven4"), "--max-events", "1e10"); again != out {
+		t.Errorf("info --max-events 1e10 printed\n%s\nwant\n%s", again, out)
+	}
+	fails(t, []string{"holds more than 20 events"}, "info", filepath.Join(fixtureDir, "oddeven4"), "--max-events", "2e1")
+	fails(t, []string{`"2.55e1"`, "want a whole number of events"}, "info", filepath.Join(fixtureDir, "oddeven4"), "--max-events", "2.55e1")
 }
 
 // mpiCalls extracts the MPI calls in order from a flat listing, per trace.
@@ -281,6 +288,13 @@ func TestRunDirectory(t *testing.T) {
 	if s := ok(t, "stats", dir, "--by", "thread", "-t", "0"); strings.Count(s, "== thread 0.") != 2 {
 		t.Errorf("stats of process 0's threads:\n%s", s)
 	}
+
+	// Ranks that ended alike share one note.
+	dl := ok(t, "info", filepath.Join(runsDir, "oddeven-dlbug"))
+	if !strings.Contains(dl, "\nnote: ranks 0–14: killed by capture's --timeout 10s; thread 0: MPI_Recv, the call it was blocked in") ||
+		!strings.Contains(dl, "\nnote: rank 15: killed by capture's --timeout 10s; thread 0: MPI_Finalize") || strings.Count(dl, "note: ") != 2 {
+		t.Errorf("info of the dlBug run's notes:\n%s", dl)
+	}
 }
 
 func TestVersionHelpAndCompletion(t *testing.T) {
@@ -296,10 +310,41 @@ func TestVersionHelpAndCompletion(t *testing.T) {
 	if out := ok(t, "__complete", "stats", "x", "--by", ""); !strings.Contains(out, "thread\nprocess\nprogram\n") {
 		t.Errorf("completing --by: %q", out)
 	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"nlr", "x", "--filter", "mpi+om"}, []string{"\nmpi+omp\tOpenMP runtime calls", "\nmpi+omp.crit\t", "\nmpi+cust=\t"}},
+		{[]string{"rank", "x", "y", "--filters", "mpi,omp+"}, []string{"\nmpi,omp+mem\t"}},
+		{[]string{"rank", "x", "y", "--attrs", "sing.noFreq,"}, []string{"\nsing.noFreq,doub.log10\n"}},
+		{[]string{"rank", "x", "y", "--linkage", ""}, []string{"\nward\n", "\nall\n"}},
+		{[]string{"jsm", "x", "--level", ""}, []string{"thread\nprocess\n"}},
+		{[]string{"diffnlr", "5", "--color", ""}, []string{"auto\nalways\nnever\n"}},
+		{[]string{"capture", "--backend", ""}, []string{"uftrace\npin\n"}},
+	} {
+		out := "\n" + ok(t, append([]string{"__complete"}, c.args...)...)
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("completing %v: %q lacks %q", c.args, out, w)
+			}
+		}
+	}
+	// diffnlr's TRACE completes with the suspects of the session rank left.
+	dir := t.TempDir()
+	okIn(t, dir, "rank", runDir(t, "oddeven-normal"), runDir(t, "oddeven-swapbug"))
+	if out := okIn(t, dir, "__complete", "diffnlr", ""); !strings.HasPrefix(out, "5.0\tthread most often the top suspect\n5\tprocess most often the top suspect\n") {
+		t.Errorf("completing diffnlr's TRACE after rank: %q", out)
+	}
 	for _, c := range []string{"info", "decode", "stats", "convert"} {
 		h := ok(t, c, "--help")
 		if !strings.Contains(h, "Examples:\n  difftrace "+c) || !strings.Contains(h, "Usage:") {
 			t.Errorf("%s --help has no examples:\n%s", c, h)
+		}
+	}
+	// Help cites the dissertation by name: a user has no seeds/ directory.
+	for _, c := range []string{"capture", "convert", "decode", "diffnlr", "filter", "info", "jsm", "lattice", "nlr", "rank", "stats"} {
+		if h := ok(t, c, "--help"); strings.Contains(h, "seeds/") {
+			t.Errorf("%s --help cites a source by its file in this project's notes: %q", c, h)
 		}
 	}
 }
@@ -325,4 +370,42 @@ func TestOutputsDoNotDependOnCores(t *testing.T) {
 			t.Errorf("difftrace %s: output depends on GOMAXPROCS", strings.Join(args, " "))
 		}
 	}
+}
+
+// A command that reads a run while its recorders still write it (the
+// launcher returned after killing them) waits for them, and says so.
+func TestWaitsForRecorders(t *testing.T) {
+	dir := copyDir(t, filepath.Join(runsDir, "oddeven4-normal"))
+	f, err := os.Create(filepath.Join(dir, ".run.active"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan time.Time, 1)
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		released <- time.Now()
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	}()
+	for _, args := range [][]string{{"info", dir}, {"nlr", dir}, {"decode", dir, "-t", "0.0"}} {
+		r := difftrace(t, args...)
+		if r.code != 0 || !strings.Contains(string(r.stderr), "waiting for the recorders still writing "+dir) {
+			t.Errorf("difftrace %s: exit %d, stderr %q; want it to wait for the recorders", strings.Join(args, " "), r.code, r.stderr)
+		}
+		select {
+		case <-released:
+		default:
+			t.Errorf("difftrace %s returned before the recorders let go", strings.Join(args, " "))
+		}
+		syscall.Flock(int(f.Fd()), syscall.LOCK_SH)
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			released <- time.Now()
+			syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		}()
+	}
+	<-released
 }

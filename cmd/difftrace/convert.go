@@ -33,14 +33,20 @@ writes them) from traces in another form:
   uftrace  uftrace data directories (uftrace record -d DIR); OUT is a run
            directory: every traced process becomes a rank, in the order the
            directories are given, every thread a trace (0 the main thread,
-           then creation order), with run.json
+           then creation order), with run.json. Directories whose names end
+           in distinct numbers (uftrace.0 … uftrace.15, one per MPI rank)
+           give their programs those ranks, whatever the order (a shell
+           sorts uftrace.10 before uftrace.2), as does one directory that
+           holds them; processes they forked are then left out. --rank
+           numbers them in the order given instead.
 
 A directory IN is taken as a uftrace recording unless --from says otherwise.
 Outputs are written under temporary names and renamed into place when
 complete, so a failure leaves no partial file.`,
 		Example: `  difftrace convert --from u16 loops.u16 -o trace.0.0
   difftrace decode --raw trace.0.0 --format u16 | cmp - loops.u16
-  uftrace record -P . ./app && difftrace convert uftrace.data -o run`,
+  uftrace record -P . ./app && difftrace convert uftrace.data -o run
+  mpirun -np 4 sh -c 'uftrace record -P . -d rec/uftrace.$OMPI_COMM_WORLD_RANK ./app' && difftrace convert rec -o run`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.out == "" {
@@ -58,7 +64,8 @@ complete, so a failure leaves no partial file.`,
 				return convertU16(args[0], f.out)
 			case "uftrace":
 				f.uftrace.out = f.out
-				return convertUftrace(args, f.uftrace, cmd.OutOrStdout())
+				f.uftrace.numbered = !cmd.Flags().Changed("rank")
+				return convertUftrace(args, f.uftrace, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			case "":
 				return fmt.Errorf("convert needs the input's form: --from u16 or --from uftrace")
 			}
@@ -67,7 +74,7 @@ complete, so a failure leaves no partial file.`,
 	}
 	cmd.Flags().StringVar(&f.from, "from", "", "the input's form: u16 (raw little-endian uint16 values) or uftrace (data directories)")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "the ParLOT trace `FILE` (u16) or run directory (uftrace) to write")
-	cmd.Flags().IntVar(&f.uftrace.firstRank, "rank", 0, "uftrace: rank of the first converted process")
+	cmd.Flags().IntVar(&f.uftrace.firstRank, "rank", 0, "uftrace: number the processes from this rank, in the order given")
 	cmd.Flags().BoolVar(&f.uftrace.force, "force", false, "uftrace: replace another run already in the output directory")
 	cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"u16", "uftrace"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

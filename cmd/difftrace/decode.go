@@ -142,7 +142,7 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 	default:
 		return fmt.Errorf("--format %q: want tree, flat, json or u16", f.format)
 	}
-	run, err := f.open(dir)
+	run, err := f.open(cmd, dir)
 	if err != nil {
 		return err
 	}

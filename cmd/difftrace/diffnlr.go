@@ -36,9 +36,9 @@ func newDiffNLRCmd() *cobra.Command {
 		Use:   "diffnlr TRACE [-o FILE]",
 		Short: "Show how one trace or process changed between the normal and the faulty run",
 		Long: `diffnlr diffs the nested-loop representation (NLR) of one trace in the
-normal run against the same trace in the faulty run (seeds/002 §3.2.7.1):
-a Myers diff with one token per NLR element, so "L1^16" against "L1^7, L0^9"
-is one change (Figs 3.5–3.7). TRACE is P.T (thread T of process P) or P:
+normal run against the same trace in the faulty run (the DiffTrace
+dissertation, §3.2.7.1): a Myers diff with one token per NLR element, so
+"L1^16" against "L1^7, L0^9" is one change (Figs 3.5–3.7). TRACE is P.T (thread T of process P) or P:
 every thread of process P, each diffed on its own, one after the other
 (threads run concurrently, so no order joins them); a process with one
 thread is that thread.
@@ -68,11 +68,9 @@ to show everything.`,
   difftrace diffnlr 5 -o diffnlr-5.svg -o diffnlr-5.png
   difftrace diffnlr 6.4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-critbug --filter mem+omp.crit+cust=CPU_Exec
   difftrace diffnlr 4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-dlbug --full`,
-		Args: cobra.ExactArgs(1),
-		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		},
-		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSuspects,
+		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
 	}
 	f.register(cmd)
 	fl := cmd.Flags()
@@ -87,6 +85,10 @@ to show everything.`,
 	fl.IntVar(&f.changed, "changed", 8, "elements shown at each end of a long changed run (-1: all)")
 	fl.IntVar(&f.changes, "changes", 20, "changes shown, the first and the last ones, when there are more (-1: all)")
 	fl.BoolVar(&f.full, "full", false, "show the whole diff, nothing abridged")
+	completeJoined(cmd, "filter", "+", filterTerms)
+	completeWords(cmd, "color", "auto", "always", "never")
+	cmd.MarkFlagDirname("normal")
+	cmd.MarkFlagDirname("faulty")
 	return cmd
 }
 
@@ -162,7 +164,7 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	id, err := trace.ParseID(strings.TrimSpace(arg))
 	if err != nil {
-		return fmt.Errorf("%q: %v; name a trace as P.T (e.g. 6.4) or a process as P (e.g. 5)", arg, err)
+		return err
 	}
 	if cmd.Flags().Changed("k") && f.k == 0 {
 		return fmt.Errorf("--k 0: the longest loop body must be between 1 and %d (10 is usual)", nlr.MaxK)
@@ -204,6 +206,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
+	printNotes(cmd, c.PairNotes())
 	threads, err := diffTraces(c, id)
 	if err != nil {
 		return err

@@ -291,7 +291,7 @@ func TestDiffNLRErrors(t *testing.T) {
 	}{
 		{[]string{"99", "--normal", normal, "--faulty", swap}, []string{"process 99: not in", "the processes are 0 … 15"}},
 		{[]string{"5.3", "--normal", normal, "--faulty", swap}, []string{"trace 5.3: not in", "the traces are 0.0 … 15.0"}},
-		{[]string{"x.1", "--normal", normal, "--faulty", swap}, []string{`"x.1"`, "name a trace as P.T"}},
+		{[]string{"x.1", "--normal", normal, "--faulty", swap}, []string{`trace id "x.1": want P.T (process.thread, e.g. 6.4) or P (a process, e.g. 5)`}},
 		{[]string{"5", "--normal", four, "--faulty", normal}, []string{"process 5 exists only in the faulty run (" + normal + "), not in the normal run (" + four + ")"}},
 		{[]string{"7.0", "--normal", normal, "--faulty", four}, []string{"trace 7.0 exists only in the normal run"}},
 		{[]string{"5", "--normal", normal}, []string{"--normal and --faulty go together"}},

@@ -23,7 +23,7 @@ func newFilterCmd() *cobra.Command {
 		Use:   "filter RUN --filter SPEC",
 		Short: "List the calls a filter keeps in each trace",
 		Long: `filter decodes the traces of a run and lists, per trace, the calls a filter
-keeps (seeds/002 §3.2.3, Table 3.1): the sequence that nested-loop
+keeps (the DiffTrace dissertation, §3.2.3, Table 3.1): the sequence that nested-loop
 recognition folds next. Returns are dropped unless the spec says ret.
 
 A spec is one or more terms joined by "+", kept as a union:
@@ -58,6 +58,11 @@ A spec is one or more terms joined by "+", kept as a union:
 			if err != nil {
 				return err
 			}
+			total := 0
+			for _, k := range kept {
+				total += len(k)
+			}
+			noteEmptyFilter(cmd, flt.Name(), uint64(total))
 			out, err := createOutput(f.out, cmd.OutOrStdout())
 			if err != nil {
 				return err
@@ -101,6 +106,7 @@ A spec is one or more terms joined by "+", kept as a union:
 	f.registerFilter(cmd, "mpi")
 	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `traces to list: "P.T", "P" (every thread of process P) or a comma-separated list (default: all)`)
 	cmd.Flags().StringVar(&f.format, "format", "list", "list (one call per line), count (calls kept per trace) or json (one object per trace)")
+	completeWords(cmd, "format", "list", "count", "json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
 	return cmd
 }

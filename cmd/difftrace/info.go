@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -29,8 +30,8 @@ trace.<rank>.<thread>), the original ParLOT output
 (Hdbg.<version>.<host>.<pid>.info and ….<pid>.<thread>; processes are then
 numbered by ascending pid), or a uftrace recording: the directory uftrace
 record wrote (processes in order of appearance), or a directory holding one
-such directory per rank (uftrace.<rank>). Traces are streamed, so runs larger than memory
-can be summarised.`,
+such directory per rank (uftrace.<rank>). Traces are streamed, so runs
+larger than memory can be summarised.`,
 		Example: `  difftrace info testdata/parlot/oddeven4
   difftrace info faulty/ --max-events 1e10`,
 		Args: cobra.ExactArgs(1),
@@ -151,12 +152,23 @@ func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
 
 	var notes []string
 	notes = append(notes, run.Notes...)
+	// Ranks with the same note share one line.
+	var rankNotes []string
+	ranksOf := map[string][]int{}
+	for _, p := range run.Procs {
+		if p.Rank != nil && p.Rank.Note != "" {
+			if ranksOf[p.Rank.Note] == nil {
+				rankNotes = append(rankNotes, p.Rank.Note)
+			}
+			ranksOf[p.Rank.Note] = append(ranksOf[p.Rank.Note], p.Rank.Rank)
+		}
+	}
+	for _, n := range rankNotes {
+		notes = append(notes, rankList(ranksOf[n])+": "+n)
+	}
 	for _, p := range run.Procs {
 		if p.Rank == nil {
 			continue
-		}
-		if p.Rank.Note != "" {
-			notes = append(notes, fmt.Sprintf("rank %d: %s", p.Rank.Rank, p.Rank.Note))
 		}
 		for _, th := range p.Rank.Threads {
 			id := trace.ID{Proc: p.Index, Thread: th.Thread}
@@ -171,6 +183,30 @@ func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
 	}
+}
+
+// rankList names ascending ranks compactly: "rank 3", "ranks 0, 2–5".
+func rankList(ranks []int) string {
+	var parts []string
+	for i := 0; i < len(ranks); {
+		j := i
+		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, strconv.Itoa(ranks[i]))
+		case j == i+1:
+			parts = append(parts, strconv.Itoa(ranks[i]), strconv.Itoa(ranks[j]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d–%d", ranks[i], ranks[j]))
+		}
+		i = j + 1
+	}
+	if len(ranks) == 1 {
+		return "rank " + parts[0]
+	}
+	return "ranks " + strings.Join(parts, ", ")
 }
 
 // programs lists the distinct paths of the run's programs as recorded, in

@@ -16,16 +16,16 @@ import (
 
 type jsmFlags struct {
 	analysisFlags
-	out string
+	outs []string
 }
 
 func newJSMCmd() *cobra.Command {
 	var f jsmFlags
 	cmd := &cobra.Command{
-		Use:   "jsm RUN [RUN2] --filter SPEC --attrs MODE [-o jsm.png|.svg|.csv]",
+		Use:   "jsm RUN [RUN2] --filter SPEC --attrs MODE [-o jsm.png|.svg|.csv]...",
 		Short: "Jaccard similarity matrices of the traces, and their difference between two runs",
 		Long: `jsm computes the pairwise Jaccard similarity of the traces' attribute sets,
-read off the concept lattice (seeds/002 §3.2.5, Fig. 3.4): 1 for traces with
+read off the concept lattice (the DiffTrace dissertation, §3.2.5, Fig. 3.4): 1 for traces with
 the same attributes, 0 for traces with none in common. With two runs it
 shows JSM_normal, JSM_faulty and JSM_D = |JSM_faulty − JSM_normal| side by
 side (§3.2.6): the rows of JSM_D that light up belong to the traces the bug
@@ -34,10 +34,11 @@ missing from one run counts there as a trace with no attributes.
 
 With -o the extension picks the output: .png or .svg (heatmaps sharing one
 colour scale) or .csv (the matrices, one row per trace, preceded by the
-matrix name with two runs). Without -o the matrices are printed as text.`,
+matrix name with two runs); repeat -o for several. Without -o the matrices
+are printed as text.`,
 		Example: `  difftrace jsm testdata/runs/oddeven4-normal --filter mpi -o jsm.png
   difftrace jsm testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug --filter mpi -o jsm.png
-  difftrace jsm normal/ faulty/ --filter omp.crit+mem --attrs sing.log10 -o jsm.csv`,
+  difftrace jsm normal/ faulty/ --filter omp.crit+mem --attrs sing.log10 -o jsm.csv -o jsm.svg`,
 		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,13 +46,11 @@ matrix name with two runs). Without -o the matrices are printed as text.`,
 			if err != nil {
 				return err
 			}
-			kind := "text"
-			if f.out != "" {
-				kind = strings.ToLower(filepath.Ext(f.out))
-				switch kind {
+			for _, o := range f.outs {
+				switch strings.ToLower(filepath.Ext(o)) {
 				case ".png", ".svg", ".csv":
 				default:
-					return fmt.Errorf("-o %s: unknown format %q; use .png, .svg or .csv", f.out, filepath.Ext(f.out))
+					return fmt.Errorf("-o %s: unknown format %q; use .png, .svg or .csv", o, filepath.Ext(o))
 				}
 			}
 			c, err := f.openComparison(cmd, args)
@@ -67,39 +66,55 @@ matrix name with two runs). Without -o the matrices are printed as text.`,
 				return err
 			}
 			printNotes(cmd, append(c.Notes(), sim.Notices...))
-			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
+			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
 			panels := jsmPanels(sim)
-			switch kind {
-			case ".png", ".svg":
-				format := fca.PNG
-				if kind == ".svg" {
-					format = fca.SVG
-				}
-				if err := fca.WriteHeatmap(out, format, "", panels...); err != nil {
-					return fmt.Errorf("drawing %s: %v", f.out, err)
-				}
-			case ".csv":
-				writeMatricesCSV(out, panels, len(panels) > 1)
-			default:
+			if len(f.outs) == 0 {
+				out, _ := createOutput("", cmd.OutOrStdout())
 				fmt.Fprintf(out, "filter %s, K = %d, attributes %s, %s level\n", flt.Name(), f.k, mode, level)
 				for _, p := range panels {
 					out.WriteString("\n" + p.Title + "\n")
 					writeMatrixText(out, p)
 				}
+				return out.Commit()
 			}
-			return out.Commit()
+			for _, o := range f.outs {
+				if err := writeJSM(o, panels, args); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o)
+			}
+			return nil
 		},
 	}
 	f.register(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)
 	f.registerAttrs(cmd)
-	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write the matrices to this file: .png, .svg or .csv")
+	cmd.Flags().StringArrayVarP(&f.outs, "output", "o", nil, "write the matrices to this file: .png, .svg or .csv (repeatable)")
 	return cmd
+}
+
+// writeJSM writes the panels to the file path, in the format its extension
+// names.
+func writeJSM(path string, panels []fca.Panel, inputs []string) error {
+	out, err := createOutput(path, nil, inputs...)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".svg":
+		format := fca.PNG
+		if strings.ToLower(filepath.Ext(path)) == ".svg" {
+			format = fca.SVG
+		}
+		if err := fca.WriteHeatmap(out, format, "", panels...); err != nil {
+			return fmt.Errorf("drawing %s: %v", path, err)
+		}
+	default:
+		writeMatricesCSV(out, panels, len(panels) > 1)
+	}
+	return out.Commit()
 }
 
 // jsmPanels returns JSM_normal, JSM_faulty and JSM_D with two runs, or the

@@ -15,24 +15,24 @@ import (
 
 type latticeFlags struct {
 	analysisFlags
-	out string
+	outs []string
 }
 
 func newLatticeCmd() *cobra.Command {
 	var f latticeFlags
 	cmd := &cobra.Command{
-		Use:   "lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]",
+		Use:   "lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]...",
 		Short: "Draw the concept lattice of a run's traces (Hasse diagram)",
 		Long: `lattice turns each trace's NLR into attributes and builds the concept lattice
-of the run's formal context with Godin's incremental algorithm (seeds/002
-§3.2.5, §3.3.2, Fig. 3.3). The picture is a Hasse diagram: the top concept
+of the run's formal context with Godin's incremental algorithm (the DiffTrace
+dissertation, §3.2.5, §3.3.2, Fig. 3.3). The picture is a Hasse diagram: the top concept
 holds every trace and the attributes all of them share; going down, each
 concept adds the attributes shown on it (blue) and is where the traces shown
 on it (yellow) have exactly its attributes.
 
 Without -o, the formal context (a cross table like Table 3.4) and the
 concepts are listed on standard output. With -o, the file's extension picks
-the format: .svg, .png or .dot (Graphviz source).
+the format: .svg, .png or .dot (Graphviz source); repeat -o for several.
 
 Attribute modes: sing (each top-level entry of the NLR) or doub (each pair of
 consecutive entries), each with noFreq (presence), actual (entry:frequency)
@@ -47,10 +47,10 @@ or log10 (entry:⌊log10 frequency⌋).`,
 			if err != nil {
 				return err
 			}
-			var format fca.Format
-			if f.out != "" {
-				if format, err = fca.FormatOf(f.out); err != nil {
-					return fmt.Errorf("-o %s: %v", f.out, err)
+			formats := make([]fca.Format, len(f.outs))
+			for i, o := range f.outs {
+				if formats[i], err = fca.FormatOf(o); err != nil {
+					return fmt.Errorf("-o %s: %v", o, err)
 				}
 			}
 			c, err := f.openComparison(cmd, args)
@@ -66,12 +66,13 @@ or log10 (entry:⌊log10 frequency⌋).`,
 				return err
 			}
 			printNotes(cmd, append(c.Notes(), sim.Notices...))
+			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
 			ctx, lat := sim.Ctx[rank.Normal], sim.Lattice[rank.Normal]
 			if lat == nil {
 				return fmt.Errorf("the lattice of %s under %s, %s is too large to build (%s); try a narrower filter or the noFreq attributes",
 					args[0], flt.Name(), mode, sim.JSM[rank.Normal].Notice())
 			}
-			if f.out == "" {
+			if len(f.outs) == 0 {
 				out, err := createOutput("", cmd.OutOrStdout())
 				if err != nil {
 					return err
@@ -89,22 +90,28 @@ or log10 (entry:⌊log10 frequency⌋).`,
 				return fmt.Errorf("the lattice has %d concepts, more than the %d a readable diagram can show; narrow the filter, use noFreq attributes or --level process",
 					lat.Len(), fca.MaxDrawnConcepts)
 			}
-			out, err := createOutput(f.out, cmd.OutOrStdout(), args[0])
-			if err != nil {
-				return err
+			for i, o := range f.outs {
+				out, err := createOutput(o, nil, args[0])
+				if err != nil {
+					return err
+				}
+				if err := fca.WriteLattice(out, formats[i], ctx, lat); err != nil {
+					out.Abort()
+					return fmt.Errorf("drawing %s: %v", o, err)
+				}
+				if err := out.Commit(); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o)
 			}
-			defer out.Abort()
-			if err := fca.WriteLattice(out, format, ctx, lat); err != nil {
-				return fmt.Errorf("drawing %s: %v", f.out, err)
-			}
-			return out.Commit()
+			return nil
 		},
 	}
 	f.register(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)
 	f.registerAttrs(cmd)
-	cmd.Flags().StringVarP(&f.out, "output", "o", "", "draw the lattice to this file: .svg, .png or .dot")
+	cmd.Flags().StringArrayVarP(&f.outs, "output", "o", nil, "draw the lattice to this file: .svg, .png or .dot (repeatable)")
 	return cmd
 }
 

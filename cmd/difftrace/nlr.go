@@ -27,8 +27,8 @@ func newNLRCmd() *cobra.Command {
 		Use:   "nlr RUN [RUN2] --filter SPEC [--k 10]",
 		Short: "Fold each trace's loops into its nested-loop representation (L0^4)",
 		Long: `nlr filters every trace of one run, or of a normal and a faulty run, and
-folds repeated blocks of calls into loops (nested-loop recognition, seeds/002
-§3.2.4 and §3.3.1): "MPI_Init, L0^4, MPI_Finalize" with L0 = [MPI_Send,
+folds repeated blocks of calls into loops (nested-loop recognition, the DiffTrace
+dissertation, §3.2.4 and §3.3.1): "MPI_Init, L0^4, MPI_Finalize" with L0 = [MPI_Send,
 MPI_Recv]. Loops are found in all traces of both runs with one loop table, so
 L0 means the same body everywhere; the legend lists the bodies used.
 
@@ -63,6 +63,7 @@ of its 16 iterations shows 7.`,
 				return err
 			}
 			printNotes(cmd, c.Notes())
+			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
 			out, err := createOutput(f.out, cmd.OutOrStdout())
 			if err != nil {
 				return err
@@ -84,6 +85,7 @@ of its 16 iterations shows 7.`,
 	f.registerK(cmd)
 	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `traces to show: "P.T", "P" (every thread of process P) or a comma-separated list (default: all; loops are always found over all traces)`)
 	cmd.Flags().StringVar(&f.format, "format", "text", "text or json")
+	completeWords(cmd, "format", "text", "json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
 	return cmd
 }

@@ -38,8 +38,8 @@ func newRankCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rank NORMAL FAULTY",
 		Short: "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
-		Long: `rank compares a normal and a faulty run of the same program (seeds/002 §3.2.6,
-§3.3.3): for every combination of filter × K × attribute mode × linkage it
+		Long: `rank compares a normal and a faulty run of the same program (the DiffTrace
+dissertation, §3.2.6, §3.3.3): for every combination of filter × K × attribute mode × linkage it
 builds both runs' Jaccard similarity matrices, JSM_D = |JSM_faulty −
 JSM_normal|, clusters each run's traces (distance 1 − JSM) and scores how
 much the clustering changed with the B-score B_k (Fowlkes–Mallows; 1 = the
@@ -47,7 +47,7 @@ same clustering, lower = the bug changed it more; k = the number of distinct
 attribute sets in the normal run, clipped to [2, n−1]).
 
 The table lists the combinations by ascending B-score, like Tables 3.6–3.9 of
-seeds/002, each with its top processes and threads: the ones whose JSM_D
+the DiffTrace dissertation, each with its top processes and threads: the ones whose JSM_D
 rows changed most. A trace's score is the mean change of its similarity to
 every other trace; the suspects are those scoring at least half the highest
 score, most changed first (equal scores: the one whose loop iterations
@@ -136,6 +136,10 @@ without repeating them.`,
 	fl.IntVar(&f.rows, "rows", 20, "rows of the table to show (0: all); json and csv have all")
 	fl.IntVar(&f.top, "top", 5, "suspects to show per cell (0: all)")
 	fl.BoolVar(&f.noSession, "no-session", false, "do not write .difftrace/ in the current directory")
+	filterSpecs(cmd, "filters")
+	completeJoined(cmd, "attrs", ",", attrModes)
+	completeJoined(cmd, "linkage", ",", linkages)
+	completeWords(cmd, "format", "table", "json", "csv")
 	return cmd
 }
 
@@ -178,7 +182,7 @@ func (f *rankFlags) grid() (rank.Grid, error) {
 		}
 		m, err := cluster.ParseMethod(strings.TrimSpace(l))
 		if err != nil {
-			return g, fmt.Errorf("--linkage: %v", err)
+			return g, fmt.Errorf("--linkage %q: want %s, or all", l, strings.Join(linkageNames(cluster.Methods()), ", "))
 		}
 		g.Linkages = appendNew(g.Linkages, m)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -18,13 +21,56 @@ type readFlags struct {
 }
 
 func (f *readFlags) register(cmd *cobra.Command) {
-	cmd.Flags().Uint64Var(&f.maxEvents, "max-events", decode.DefaultMaxEvents,
-		"refuse a trace that decodes to more events than this (guards against files that claim billions)")
+	f.maxEvents = decode.DefaultMaxEvents
+	cmd.Flags().Var((*eventCount)(&f.maxEvents), "max-events",
+		"refuse a trace that decodes to more events than this, e.g. 1e10 (guards against files that claim billions)")
+}
+
+// eventCount is a flag holding a number of events, written in full
+// (4000000000) or with an exponent (4e9).
+type eventCount uint64
+
+func (c *eventCount) String() string { return strconv.FormatUint(uint64(*c), 10) }
+func (c *eventCount) Type() string   { return "count" }
+
+func (c *eventCount) Set(s string) error {
+	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+		*c = eventCount(v)
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v != math.Trunc(v) || v >= 1<<64 {
+		return fmt.Errorf("want a whole number of events, such as 4000000000 or 4e9")
+	}
+	*c = eventCount(v)
+	return nil
 }
 
 // open opens the run directory dir with a fresh symbol table.
-func (f *readFlags) open(dir string) (*decode.Run, error) {
+func (f *readFlags) open(cmd *cobra.Command, dir string) (*decode.Run, error) {
+	if err := waitRecorded(cmd, dir); err != nil {
+		return nil, err
+	}
 	return decode.Open(dir, trace.NewTable(), decode.Options{MaxEvents: f.maxEvents})
+}
+
+// recordedWait bounds the wait for recorders still writing a run: longer
+// than a recorder takes to snapshot, kill and write out a hung rank.
+const recordedWait = 5 * time.Minute
+
+// waitRecorded waits until the recorders of the run directories have
+// written them: a launcher that ends a job (a hang, a timeout, Ctrl-C)
+// returns while the recorders it killed are still writing their traces.
+func waitRecorded(cmd *cobra.Command, dirs ...string) error {
+	for _, d := range dirs {
+		err := record.WaitRecorded(d, recordedWait, func() {
+			fmt.Fprintf(cmd.ErrOrStderr(), "waiting for the recorders still writing %s (the job ended before they finished)\n", d)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // openWithProgress opens dir like open, and shows a progress bar on stderr,
@@ -40,6 +86,9 @@ func (f *readFlags) openWithProgress(cmd *cobra.Command, dir string) (run *decod
 				bar.Add(1)
 			}
 		}
+	}
+	if err := waitRecorded(cmd, dir); err != nil {
+		return nil, nil, err
 	}
 	run, err = decode.Open(dir, trace.NewTable(), opts)
 	if err != nil {

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/cluster"
+	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/filters"
+)
+
+// Shell completion of flag values and of diffnlr's trace argument (the
+// scripts come from "difftrace completion bash|zsh|fish|powershell").
+
+// completeWords completes a flag whose value is one of words.
+func completeWords(cmd *cobra.Command, flag string, words ...string) {
+	cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// completeJoined completes a flag whose value joins choices with sep (a
+// filter spec joins terms with "+", a sweep's list with ","): the choices
+// are offered for the part after the last sep, each with its description
+// after a tab when it has one.
+func completeJoined(cmd *cobra.Command, flag, sep string, choices func() []string) {
+	cmd.RegisterFlagCompletionFunc(flag, func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		head := ""
+		if i := strings.LastIndex(toComplete, sep); i >= 0 {
+			head = toComplete[:i+len(sep)]
+		}
+		var out []string
+		for _, c := range choices() {
+			out = append(out, head+c)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
+}
+
+// filterTerms are the terms of a filter spec, with their descriptions.
+func filterTerms() []string {
+	var out []string
+	for _, p := range filters.Presets() {
+		name := p[0]
+		if strings.HasSuffix(name, "=REGEXP") {
+			name = strings.TrimSuffix(name, "REGEXP")
+		}
+		out = append(out, name+"\t"+p[1])
+	}
+	return out
+}
+
+// filterSpecs completes a list of filter specs: a comma starts a new spec,
+// a "+" a new term of the current one.
+func filterSpecs(cmd *cobra.Command, flag string) {
+	cmd.RegisterFlagCompletionFunc(flag, func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		head := toComplete[:strings.LastIndexAny(toComplete, ",+")+1]
+		var out []string
+		for _, t := range filterTerms() {
+			out = append(out, head+t)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
+}
+
+func attrModes() []string { return modeNames(fca.Modes()) }
+
+func linkages() []string { return append(linkageNames(cluster.Methods()), "all") }
+
+// completeSuspects completes diffnlr's TRACE with the suspects of the
+// session rank left in the current directory, most suspicious first.
+func completeSuspects(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	s, err := loadSession()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	add := func(id, why string) {
+		for _, o := range out {
+			if strings.HasPrefix(o, id+"\t") {
+				return
+			}
+		}
+		if id != "" {
+			out = append(out, id+"\t"+why)
+		}
+	}
+	add(s.TopThread, "thread most often the top suspect")
+	add(s.TopProcess, "process most often the top suspect")
+	if s.Best != nil {
+		for _, t := range s.Best.Threads {
+			add(t.ID.String(), "a suspect thread of the best-ranked row")
+		}
+		for _, p := range s.Best.Processes {
+			add(p.ID.String(), "a suspect process of the best-ranked row")
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
