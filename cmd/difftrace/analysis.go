@@ -77,6 +77,27 @@ func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*rank.Com
 	return rank.Open(dirs, opts)
 }
 
+// similarity opens the runs, recognises their loops under flt and --k and
+// measures the traces' similarity under mode at level, reporting the notes
+// of each step on stderr.
+func (f *analysisFlags) similarity(cmd *cobra.Command, dirs []string, flt *filters.Filter, mode fca.Mode, level rank.Level) (*rank.Similarity, error) {
+	c, err := f.openComparison(cmd, dirs)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+	if err != nil {
+		return nil, err
+	}
+	sim, err := res[0].Similarity(mode, level)
+	if err != nil {
+		return nil, err
+	}
+	printNotes(cmd, append(c.Notes(), sim.Notices...))
+	noteEmptyFilter(cmd, flt.Name(), res[0].Total())
+	return sim, nil
+}
+
 // printNotes writes the comparison's notes to stderr, one per line.
 func printNotes(cmd *cobra.Command, notes []string) {
 	for _, n := range notes {

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/rank"
 )
 
@@ -53,20 +52,10 @@ are printed as text.`,
 					return fmt.Errorf("-o %s: unknown format %q; use .png, .svg or .csv", o, filepath.Ext(o))
 				}
 			}
-			c, err := f.openComparison(cmd, args)
+			sim, err := f.similarity(cmd, args, flt, mode, level)
 			if err != nil {
 				return err
 			}
-			res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
-			if err != nil {
-				return err
-			}
-			sim, err := res[0].Similarity(mode, level)
-			if err != nil {
-				return err
-			}
-			printNotes(cmd, append(c.Notes(), sim.Notices...))
-			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
 			panels := jsmPanels(sim)
 			if len(f.outs) == 0 {
 				out, _ := createOutput("", cmd.OutOrStdout())

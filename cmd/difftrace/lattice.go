@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -53,20 +52,10 @@ or log10 (entry:⌊log10 frequency⌋).`,
 					return fmt.Errorf("-o %s: %v", o, err)
 				}
 			}
-			c, err := f.openComparison(cmd, args)
+			sim, err := f.similarity(cmd, args, flt, mode, level)
 			if err != nil {
 				return err
 			}
-			res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
-			if err != nil {
-				return err
-			}
-			sim, err := res[0].Similarity(mode, level)
-			if err != nil {
-				return err
-			}
-			printNotes(cmd, append(c.Notes(), sim.Notices...))
-			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
 			ctx, lat := sim.Ctx[rank.Normal], sim.Lattice[rank.Normal]
 			if lat == nil {
 				return fmt.Errorf("the lattice of %s under %s, %s is too large to build (%s); try a narrower filter or the noFreq attributes",
