@@ -175,12 +175,10 @@ var (
 	codeCache = map[string]*elf.File{}
 )
 
-// followsCall reports whether the instruction that ends just before the
-// virtual address ret of the ELF file at path is a call: a near call
-// (E8 rel32) or an indirect call (FF /2, with any addressing form and an
-// optional REX prefix). Unreadable code counts as a call, so that unknown
-// frames are never taken for trampolines.
-func followsCall(path string, ret uint64) bool {
+// openCode returns the ELF file at path, opened once per process and kept
+// for the snapshot frames and tail calls that read its code, or nil when it
+// cannot be read.
+func openCode(path string) *elf.File {
 	codeMu.Lock()
 	defer codeMu.Unlock()
 	f, ok := codeCache[path]
@@ -188,18 +186,39 @@ func followsCall(path string, ret uint64) bool {
 		f, _ = elf.Open(path)
 		codeCache[path] = f
 	}
-	if f == nil {
-		return true
+	return f
+}
+
+// readVaddr reads size bytes at virtual address addr from the file's
+// loadable segments, or returns nil.
+func readVaddr(f *elf.File, addr, size uint64) []byte {
+	if size > 1<<20 {
+		return nil
 	}
-	var b [8]byte
-	read := false
 	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && ret >= p.Vaddr+8 && ret <= p.Vaddr+p.Filesz {
-			_, err := p.ReadAt(b[:], int64(ret-8-p.Vaddr))
-			read = err == nil
-			break
+		if p.Type == elf.PT_LOAD && addr >= p.Vaddr && addr+size <= p.Vaddr+p.Filesz {
+			b := make([]byte, size)
+			if _, err := p.ReadAt(b, int64(addr-p.Vaddr)); err != nil {
+				return nil
+			}
+			return b
 		}
 	}
+	return nil
+}
+
+// followsCall reports whether the instruction that ends just before the
+// virtual address ret of the ELF file at path is a call: a near call
+// (E8 rel32) or an indirect call (FF /2, with any addressing form and an
+// optional REX prefix). Unreadable code counts as a call, so that unknown
+// frames are never taken for trampolines.
+func followsCall(path string, ret uint64) bool {
+	f := openCode(path)
+	if f == nil || ret < 8 {
+		return true
+	}
+	b := readVaddr(f, ret-8, 8)
+	read := b != nil
 	if !read {
 		return true
 	}

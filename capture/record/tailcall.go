@@ -1,11 +1,12 @@
 package record
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"slices"
 	"strings"
+
+	"github.com/difftrace/difftrace/decode"
 )
 
 // tailCaller finds which of the functions names, defined in the ELF file at
@@ -19,11 +20,10 @@ import (
 // pattern inside another instruction could match, but must then also land
 // exactly on a callee). It returns "" when no name qualifies.
 func tailCaller(path string, names, callees []string) string {
-	f, err := elf.Open(path)
-	if err != nil {
+	f := openCode(path)
+	if f == nil {
 		return ""
 	}
-	defer f.Close()
 	syms, _ := f.DynamicSymbols()
 	if s, err := f.Symbols(); err == nil {
 		syms = append(syms, s...)
@@ -39,11 +39,9 @@ func tailCaller(path string, names, callees []string) string {
 			targets[s.Value] = true
 		}
 	}
-	for slot, name := range pltSlots(f) {
-		if slices.Contains(callees, name) {
-			for _, stub := range pltStubs(f, slot) {
-				targets[stub] = true
-			}
+	for _, e := range decode.ELFPLTEntries(f) {
+		if slices.Contains(callees, base(e.Name)) {
+			targets[e.Addr] = true
 		}
 	}
 	if len(targets) == 0 {
@@ -70,81 +68,4 @@ func tailCaller(path string, names, callees []string) string {
 		}
 	}
 	return ""
-}
-
-// pltSlots maps the GOT slots of the file's jump relocations (.rela.plt) to
-// the names of the functions they bind.
-func pltSlots(f *elf.File) map[uint64]string {
-	out := map[uint64]string{}
-	sec := f.Section(".rela.plt")
-	dyn, err := f.DynamicSymbols()
-	if sec == nil || err != nil || f.Class != elf.ELFCLASS64 {
-		return out
-	}
-	data, err := sec.Data()
-	if err != nil {
-		return out
-	}
-	for i := 0; i+24 <= len(data); i += 24 {
-		off := binary.LittleEndian.Uint64(data[i:])
-		sym := binary.LittleEndian.Uint64(data[i+8:]) >> 32
-		if sym >= 1 && int(sym) <= len(dyn) {
-			n, _, _ := strings.Cut(dyn[sym-1].Name, "@")
-			out[off] = n
-		}
-	}
-	return out
-}
-
-// pltStubs returns the addresses of the stubs in the file's procedure
-// linkage table sections that jump through GOT slot: "jmp *disp32(%rip)"
-// (FF 25), with or without an endbr64 and a bnd prefix before it.
-func pltStubs(f *elf.File, slot uint64) []uint64 {
-	var out []uint64
-	for _, name := range []string{".plt", ".plt.sec"} {
-		sec := f.Section(name)
-		if sec == nil {
-			continue
-		}
-		code, err := sec.Data()
-		if err != nil {
-			continue
-		}
-		for i := 0; i+6 <= len(code); i++ {
-			if code[i] != 0xff || code[i+1] != 0x25 {
-				continue
-			}
-			next := sec.Addr + uint64(i) + 6
-			if next+uint64(int64(int32(binary.LittleEndian.Uint32(code[i+2:i+6])))) != slot {
-				continue
-			}
-			start := i
-			if start >= 1 && code[start-1] == 0xf2 { // bnd
-				start--
-			}
-			if start >= 4 && bytes.Equal(code[start-4:start], []byte{0xf3, 0x0f, 0x1e, 0xfa}) { // endbr64
-				start -= 4
-			}
-			out = append(out, sec.Addr+uint64(start))
-		}
-	}
-	return out
-}
-
-// readVaddr reads size bytes at virtual address addr from the file's
-// loadable segments, or nil.
-func readVaddr(f *elf.File, addr, size uint64) []byte {
-	if size > 1<<20 {
-		return nil
-	}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && addr >= p.Vaddr && addr+size <= p.Vaddr+p.Filesz {
-			b := make([]byte, size)
-			if _, err := p.ReadAt(b, int64(addr-p.Vaddr)); err != nil {
-				return nil
-			}
-			return b
-		}
-	}
-	return nil
 }
