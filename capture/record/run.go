@@ -286,7 +286,7 @@ func Run(opt Options) (int, error) {
 	case s := <-sigs:
 		why = s.String()
 		if sig, ok := s.(syscall.Signal); ok {
-			why = signalName(sig)
+			why = decode.SignalName(sig)
 		}
 	}
 	var snap *Snapshot
@@ -321,7 +321,7 @@ func Run(opt Options) (int, error) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
 		switch {
 		case ws.Signaled():
-			r.Signal = signalName(ws.Signal())
+			r.Signal = decode.SignalName(ws.Signal())
 			code = 128 + int(ws.Signal())
 		default:
 			r.Exited = true
@@ -354,6 +354,3 @@ func Run(opt Options) (int, error) {
 	}
 	return code, nil
 }
-
-// signalName returns the conventional name of a signal, e.g. "SIGTERM".
-func signalName(s syscall.Signal) string { return decode.SignalName(s) }
