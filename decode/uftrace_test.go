@@ -89,8 +89,11 @@ func writeSynthetic(t testing.TB, dir string) {
 	t1 = append(t1, main(20, UftraceEntry, 0, 0x1205)...)
 	t1 = append(t1, main(21, UftraceExit, 0, 0x1205)...)
 	t1 = append(t1, 1, 2, 3) // a record cut short
-	os.WriteFile(filepath.Join(dir, fmt.Sprint(synPID)+".dat"), t0, 0o644)
-	os.WriteFile(filepath.Join(dir, fmt.Sprint(synPID+7)+".dat"), t1, 0o644)
+	for tid, recs := range map[int][]byte{synPID: t0, synPID + 7: t1} {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(tid)+".dat"), recs, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestUftraceSynthetic(t *testing.T) {
@@ -196,7 +199,9 @@ func TestUftraceRecordsAreStreamed(t *testing.T) {
 	for i := 0; i < n; i++ {
 		b = append(b, synRecord(uint64(i), UftraceKind(i%2), false, 0, synBase+0x1205)...)
 	}
-	os.WriteFile(filepath.Join(dir, fmt.Sprint(synPID+7)+".dat"), b, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(synPID+7)+".dat"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	d, err := OpenUftrace(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -220,6 +225,24 @@ func TestUftraceRecordsAreStreamed(t *testing.T) {
 	}
 }
 
+// writeSyntheticLong writes the synthetic recording of writeSynthetic with
+// n records (entries and exits of main, work and memcpy in turn) in place of
+// the second thread's, for the benchmarks, and returns the size of the
+// records it wrote.
+func writeSyntheticLong(b *testing.B, dir string, n int) int64 {
+	b.Helper()
+	writeSynthetic(b, dir)
+	var recs []byte
+	offs := []uint64{0x1135, 0x1205, 0x1030}
+	for i := 0; i < n; i++ {
+		recs = append(recs, synRecord(uint64(i), UftraceKind(i%2), false, 1, synBase+offs[(i/2)%3])...)
+	}
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(synPID+7)+".dat"), recs, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return int64(len(recs))
+}
+
 func FuzzUftraceTaskLine(f *testing.F) {
 	f.Add(`SESS timestamp=1.000000002 pid=3 sid=ab exename="/x y"`)
 	f.Add(`DLOP timestamp=1.5 tid=1 sid=ab base=7f00 libname="/l.so"`)
@@ -238,20 +261,14 @@ func FuzzUftraceTaskLine(f *testing.F) {
 // into named calls, the reading half of capture's conversion.
 func BenchmarkUftraceReadCalls(b *testing.B) {
 	dir := b.TempDir()
-	writeSynthetic(b, dir)
-	var recs []byte
 	const n = 1 << 20
-	offs := []uint64{0x1135, 0x1205, 0x1030}
-	for i := 0; i < n; i++ {
-		recs = append(recs, synRecord(uint64(i), UftraceKind(i%2), false, 1, synBase+offs[(i/2)%3])...)
-	}
-	os.WriteFile(filepath.Join(dir, fmt.Sprint(synPID+7)+".dat"), recs, 0o644)
+	size := writeSyntheticLong(b, dir, n)
 	d, err := OpenUftrace(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	task := d.Threads(synPID)[1]
-	b.SetBytes(int64(len(recs)))
+	b.SetBytes(size)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		st, err := d.ReadCalls(task, func(UftraceCall) error { return nil })

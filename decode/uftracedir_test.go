@@ -408,15 +408,9 @@ func FuzzUftraceRun(f *testing.F) {
 // trace as symbols (the second pass).
 func BenchmarkUftraceRun(b *testing.B) {
 	dir := b.TempDir()
-	writeSynthetic(b, dir)
-	var recs []byte
 	const n = 1 << 20
-	offs := []uint64{0x1135, 0x1205, 0x1030}
-	for i := 0; i < n; i++ {
-		recs = append(recs, synRecord(uint64(i), UftraceKind(i%2), false, 1, synBase+offs[(i/2)%3])...)
-	}
-	os.WriteFile(filepath.Join(dir, fmt.Sprint(synPID+7)+".dat"), recs, 0o644)
-	b.SetBytes(int64(len(recs)))
+	size := writeSyntheticLong(b, dir, n)
+	b.SetBytes(size)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		run, err := Open(dir, trace.NewTable(), Options{})
