@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -249,11 +250,24 @@ func FuzzUftraceTaskLine(f *testing.F) {
 	f.Add(`TASK tid="unterminated`)
 	f.Fuzz(func(t *testing.T, line string) {
 		kw, fs, ok := taskFields(line)
-		if ok && strings.ContainsAny(kw, " ") {
-			t.Fatalf("keyword %q has a space", kw)
-		}
-		_ = fs
 		parseUftraceTime(fs["timestamp"])
+		if !ok {
+			return
+		}
+		// The fields, written back with every value quoted as task.txt
+		// quotes names, read back the same (a value holding a quote cannot
+		// be quoted).
+		again := kw
+		for _, k := range slices.Sorted(maps.Keys(fs)) {
+			if strings.Contains(fs[k], `"`) {
+				return
+			}
+			again += " " + k + `="` + fs[k] + `"`
+		}
+		kw2, fs2, ok2 := taskFields(again)
+		if !ok2 || kw2 != kw || !maps.Equal(fs, fs2) {
+			t.Fatalf("%q reads as %q %q; written back as %q it reads as %q %q (ok %v)", line, kw, fs, again, kw2, fs2, ok2)
+		}
 	})
 }
 
