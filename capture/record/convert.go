@@ -17,9 +17,6 @@ import (
 	"github.com/difftrace/difftrace/trace"
 )
 
-// maxFunctions is the largest function ID a ParLOT trace can hold.
-const maxFunctions = 65534
-
 // ConvertOptions says where the ParLOT files of one process go.
 type ConvertOptions struct {
 	Dir    string // the run directory
@@ -131,8 +128,8 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 		}
 		byImage[n.Image] = append(byImage[n.Image], n.Func)
 	}
-	if len(order) > maxFunctions {
-		return nil, fmt.Errorf("process %d calls %d distinct functions; a ParLOT trace holds at most %d (record the main image only)", pid, len(order), maxFunctions)
+	if len(order) > decode.MaxFuncID {
+		return nil, fmt.Errorf("process %d calls %d distinct functions; a ParLOT trace holds at most %d (record the main image only)", pid, len(order), decode.MaxFuncID)
 	}
 	ids := map[trace.Name]uint16{}
 	var info strings.Builder
