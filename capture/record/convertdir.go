@@ -12,7 +12,7 @@ import (
 // recordings into a run directory.
 type ConvertDirsOptions struct {
 	Out       string // the run directory to write
-	Prefix    string // trace file prefix (default "trace")
+	Prefix    string // trace file prefix (default decode.DefaultPrefix, "trace")
 	FirstRank int    // rank of the first process
 	// Ranks, if set, gives the rank of each directory's traced program
 	// instead; the processes it forked are left out, as when decode reads
@@ -30,7 +30,7 @@ type ConvertDirsOptions struct {
 // run.json.
 func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest, error) {
 	if opt.Prefix == "" {
-		opt.Prefix = "trace"
+		opt.Prefix = decode.DefaultPrefix
 	}
 	var datas []*decode.UftraceData
 	var abs []string

@@ -24,7 +24,7 @@ type Options struct {
 	Timeout     time.Duration // kill the program after this long (0: never)
 	Force       bool          // replace another run in Dir
 	KeepUftrace bool          // keep the raw uftrace recording as Dir/uftrace.<rank>
-	Prefix      string        // trace file prefix (default "trace")
+	Prefix      string        // trace file prefix (default decode.DefaultPrefix, "trace")
 	Command     []string      // the program and its arguments
 	ToolVersion string        // recorded in run.json
 
@@ -62,7 +62,7 @@ func (o *Options) defaults() {
 		o.Backend = "uftrace"
 	}
 	if o.Prefix == "" {
-		o.Prefix = "trace"
+		o.Prefix = decode.DefaultPrefix
 	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
