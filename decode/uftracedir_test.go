@@ -11,22 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/internal/testenv"
 	"github.com/difftrace/difftrace/trace"
 )
-
-// needTools fails (in CI, where every tool must be installed) or skips the
-// test loudly when a program it runs is missing.
-func needTools(t testing.TB, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed: CI must install it (.ci/run)", tool)
-			}
-			t.Skipf("SKIPPING: %s is not installed; this test records a real program and needs it", tool)
-		}
-	}
-}
 
 // A program with two threads created one after the other (so creation order
 // is fixed: thread 1 runs alpha, thread 2 runs beta) that forks a child
@@ -58,7 +45,7 @@ int main(int argc, char **argv) {
 // into dir (uftrace record -d dir prog args…).
 func recordProg(t *testing.T, dir string, cflags []string, args ...string) string {
 	t.Helper()
-	needTools(t, "gcc", "uftrace")
+	testenv.Tools(t, "this test records a real program and needs it", "gcc", "uftrace")
 	src := filepath.Join(t.TempDir(), "prog.c")
 	if err := os.WriteFile(src, []byte(uftraceProg), 0o644); err != nil {
 		t.Fatal(err)
