@@ -855,7 +855,7 @@ func TestPintoolTraceThreadSanitizer(t *testing.T) {
 	if _, err := probe(); err != nil {
 		prefix = []string{"setarch", "-R"}
 		if out, err := probe(); err != nil {
-			if os.Getenv("CI") != "" {
+			if testenv.InCI() {
 				t.Fatalf("the thread sanitizer does not run here, even with setarch -R: %v\n%s", err, out)
 			}
 			t.Skipf("SKIPPING: the thread sanitizer does not run here: %v\n%s", err, out)
