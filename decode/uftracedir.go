@@ -238,16 +238,8 @@ func openUftraceRun(r *Run, d *dirListing) error {
 				r.Notes = append(r.Notes, fmt.Sprintf("trace %s: %s ends inside a record at byte %d (the recorder was cut short); the records before it are read", j.tf.ID, j.tf.Path, sc.truncAt))
 			}
 		}
-		images := []string{trace.Program}
-		byImage := map[string][]trace.Name{}
-		for _, n := range order {
-			if _, ok := byImage[n.Image]; !ok && n.Image != trace.Program {
-				images = append(images, n.Image)
-			}
-			byImage[n.Image] = append(byImage[n.Image], n)
-		}
-		for _, img := range images {
-			for _, n := range byImage[img] {
+		for _, sec := range ImageSections(order, trace.Program) {
+			for _, n := range sec.Names {
 				r.Symbols.Intern(n)
 			}
 		}
