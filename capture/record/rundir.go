@@ -168,25 +168,8 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 		m = nil
 	}
 	if m == nil {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
+		if err := claimEmpty(dir, tmpl.Prefix, force); err != nil {
 			return err
-		}
-		var foreign []string
-		for _, e := range ents {
-			if e.Name() == lockName || e.Name() == activeName {
-				continue
-			}
-			if force && isRunFile(e.Name(), tmpl.Prefix) {
-				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-					return err
-				}
-				continue
-			}
-			foreign = append(foreign, e.Name())
-		}
-		if len(foreign) > 0 && !force {
-			return fmt.Errorf("%s is not empty and holds no run of this launch (%s…); choose an empty or new directory, or pass --force to write into it anyway", dir, foreign[0])
 		}
 		mm := tmpl
 		m = &mm
@@ -207,6 +190,25 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 		os.Remove(p)
 	}
 	return writeManifest(dir, m)
+}
+
+// claimEmpty checks that dir, which holds no run.json, holds nothing else
+// but the locks; with force it removes what a run with prefix left there
+// and lets any other file be.
+func claimEmpty(dir, prefix string, force bool) error {
+	if force {
+		return removeRun(dir, prefix)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Name() != lockName && e.Name() != activeName {
+			return fmt.Errorf("%s is not empty and holds no run of this launch (%s…); choose an empty or new directory, or pass --force to write into it anyway", dir, e.Name())
+		}
+	}
+	return nil
 }
 
 // removeRun deletes the files of the run recorded in dir with prefix.
