@@ -178,11 +178,7 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 	if m.Backend != tmpl.Backend || m.Images != tmpl.Images || m.Prefix != tmpl.Prefix {
 		return fmt.Errorf("%s: the other ranks of this launch record with backend %s, images %s, prefix %s; give every rank the same options", dir, m.Backend, m.Images, m.Prefix)
 	}
-	if m.Start.IsZero() || r.Start.Before(m.Start) {
-		m.Start = r.Start
-	}
-	m.Ranks = slices.DeleteFunc(m.Ranks, func(x decode.Rank) bool { return x.Rank == r.Rank })
-	m.Ranks = append(m.Ranks, r)
+	putRank(m, r)
 	// A rank recorded before by an earlier attempt of this launch left
 	// files that the new recording replaces.
 	old, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%s.%d.*", m.Prefix, r.Rank)))
@@ -244,13 +240,19 @@ func updateRank(dir string, tmpl decode.Manifest, r decode.Rank) error {
 		// one ran: do not mix the two.
 		return fmt.Errorf("%s: the run directory was taken over by another launch while rank %d was recording; its traces are incomplete", dir, r.Rank)
 	}
+	putRank(m, r)
+	return writeManifest(dir, m)
+}
+
+// putRank replaces r's entry of the manifest and widens the run's start
+// and end to cover it.
+func putRank(m *decode.Manifest, r decode.Rank) {
 	m.Ranks = slices.DeleteFunc(m.Ranks, func(x decode.Rank) bool { return x.Rank == r.Rank })
 	m.Ranks = append(m.Ranks, r)
-	if r.End.After(m.End) {
-		m.End = r.End
-	}
 	if m.Start.IsZero() || r.Start.Before(m.Start) {
 		m.Start = r.Start
 	}
-	return writeManifest(dir, m)
+	if r.End.After(m.End) {
+		m.End = r.End
+	}
 }
