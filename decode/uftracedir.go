@@ -268,16 +268,10 @@ func openUftraceRun(r *Run, d *dirListing) error {
 // false), the position in sorted name order. It returns no directories if
 // dir is itself a uftrace data directory, or holds none.
 func UftraceRankDirs(dir string) (dirs []string, ranks []int, numbered bool, err error) {
-	ents, err := os.ReadDir(dir)
+	d, err := listDir(dir)
 	if err != nil {
-		return nil, nil, false, readError(dir, err)
+		return nil, nil, false, err
 	}
-	d := &dirListing{dir: dir, names: map[string]bool{}}
-	for _, e := range ents {
-		d.names[e.Name()] = true
-		d.all = append(d.all, e.Name())
-	}
-	sort.Strings(d.all)
 	if looksUftrace(dir, d.all) {
 		return nil, nil, false, nil
 	}
