@@ -54,7 +54,7 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest
 		Launch: "convert:" + strings.Join(abs, ","),
 	}
 	rank := opt.FirstRank
-	var ranks []decode.Rank
+	claimed := false
 	if opt.Ranks != nil && len(opt.Ranks) != len(dirs) {
 		return nil, fmt.Errorf("convert: %d ranks for %d directories", len(opt.Ranks), len(dirs))
 	}
@@ -66,10 +66,11 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest
 		}
 		for _, pid := range pids {
 			r := data.RankEntry(rank, pid)
-			if len(ranks) == 0 {
+			if !claimed {
 				if err := claimRunDir(opt.Out, tmpl, r, opt.Force); err != nil {
 					return nil, err
 				}
+				claimed = true
 			}
 			res, err := ConvertUftrace(data, ConvertOptions{Dir: opt.Out, Prefix: opt.Prefix, Rank: rank, PID: pid})
 			if err != nil {
@@ -80,7 +81,6 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest
 			if err := updateRank(opt.Out, tmpl, r); err != nil {
 				return nil, err
 			}
-			ranks = append(ranks, r)
 			rank++
 		}
 	}
