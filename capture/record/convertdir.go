@@ -29,6 +29,9 @@ type ConvertDirsOptions struct {
 // uftrace's info file knows (host, start, duration, exit status) goes into
 // run.json.
 func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("convert: no uftrace data directory given (name the directories uftrace record -d wrote)")
+	}
 	if opt.Prefix == "" {
 		opt.Prefix = decode.DefaultPrefix
 	}
