@@ -192,7 +192,9 @@ func TestOpenUftraceRecorded(t *testing.T) {
 			// ranked by the number ending each name.
 			ranks := t.TempDir()
 			for _, n := range []string{"uftrace.1", "uftrace.0"} {
-				copyTree(t, dir, filepath.Join(ranks, n))
+				if err := os.CopyFS(filepath.Join(ranks, n), os.DirFS(dir)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			os.WriteFile(filepath.Join(ranks, "notes.txt"), []byte("not part of the run"), 0o644)
 			run2, got2 := load(t, ranks, Options{})
@@ -212,27 +214,6 @@ func TestOpenUftraceRecorded(t *testing.T) {
 				t.Errorf("rank 1 read from %s", tf.Path)
 			}
 		})
-	}
-}
-
-// copyTree copies a directory of regular files.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
