@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/testenv"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -35,25 +36,14 @@ var pintoolSources = []string{
 	"parlot_compress.c", "parlot_callstack.c", "parlot_trace.c", "parlot_info.c", "parlot_names.c",
 }
 
-// needTool fails (in CI) or skips (elsewhere, loudly) when a program the test
-// needs is missing.
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("SKIPPING: %s is not installed (%v); the Pin tool's C parts are untested", name, err)
-	}
-	return p
-}
+// pinCUntested is why a test of the Pin tool's C parts needs a compiler.
+const pinCUntested = "the Pin tool's C parts are untested"
 
 // buildCheck compiles the driver with the tool's C files into a temporary
 // directory, warnings as errors, with extra flags (e.g. sanitizers).
 func buildCheck(t testing.TB, extra ...string) string {
 	t.Helper()
-	gcc := needTool(t, "gcc")
+	gcc := testenv.Tool(t, "gcc", pinCUntested)
 	exe := filepath.Join(t.TempDir(), "parlot_check")
 	args := []string{"-std=c99", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-pedantic", "-pthread"}
 	args = append(args, extra...)
@@ -99,8 +89,8 @@ func u16Bytes(vals []uint16) []byte {
 // as C++ (the Pin tool is built with g++ and includes the headers).
 func TestPintoolCompiles(t *testing.T) {
 	t.Parallel()
-	gcc := needTool(t, "gcc")
-	gxx := needTool(t, "g++")
+	gcc := testenv.Tool(t, "gcc", pinCUntested)
+	gxx := testenv.Tool(t, "g++", pinCUntested)
 	dir := t.TempDir()
 	for _, s := range pintoolSources {
 		src := filepath.Join(pintoolDir, s)
@@ -865,7 +855,7 @@ func TestPintoolTraceThreadSanitizer(t *testing.T) {
 	if _, err := probe(); err != nil {
 		prefix = []string{"setarch", "-R"}
 		if out, err := probe(); err != nil {
-			if os.Getenv("CI") != "" {
+			if testenv.InCI() {
 				t.Fatalf("the thread sanitizer does not run here, even with setarch -R: %v\n%s", err, out)
 			}
 			t.Skipf("SKIPPING: the thread sanitizer does not run here: %v\n%s", err, out)

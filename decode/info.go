@@ -133,3 +133,35 @@ func clip(b []byte) string {
 	}
 	return string(b)
 }
+
+// ImageSection is one image's section of a function table: the image and
+// its functions, in ID order.
+type ImageSection struct {
+	Image string
+	Names []trace.Name
+}
+
+// ImageSections groups distinct names, given in order of first appearance,
+// into the sections of a function table, which is how both capture's
+// conversion and a uftrace recording read directly number functions: the
+// program's image first (present even without functions, unless program is
+// ""), then the other images in order of first appearance, each image's
+// functions in order of first appearance.
+func ImageSections(names []trace.Name, program string) []ImageSection {
+	var secs []ImageSection
+	at := map[string]int{}
+	if program != "" {
+		secs = append(secs, ImageSection{Image: program})
+		at[program] = 0
+	}
+	for _, n := range names {
+		i, ok := at[n.Image]
+		if !ok {
+			i = len(secs)
+			at[n.Image] = i
+			secs = append(secs, ImageSection{Image: n.Image})
+		}
+		secs[i].Names = append(secs[i].Names, n)
+	}
+	return secs
+}

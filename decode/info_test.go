@@ -3,6 +3,7 @@ package decode
 import (
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -84,5 +85,32 @@ func TestParseFuncTableErrors(t *testing.T) {
 			!strings.HasPrefix(msg, "p.7.info: line ") || !strings.Contains(msg, "restore it from the original run") || strings.Contains(msg, "\n") {
 			t.Errorf("%s: got line %d, %q; want line %d and %q", tc.name, ie.Line, msg, tc.line, tc.reason)
 		}
+	}
+}
+
+// TestImageSections checks the order function tables number names in: the
+// program's image first, even without functions, then images and their
+// functions by first appearance.
+func TestImageSections(t *testing.T) {
+	n := func(img, f string) trace.Name { return trace.Name{Image: img, Func: f} }
+	names := []trace.Name{n("libc.so.6", "memcpy"), n("/bin/app", "main"), n("libmpi.so.40", "MPI_Init"), n("libc.so.6", "printf"), n("/bin/app", "work")}
+	got := ImageSections(names, "/bin/app")
+	want := []ImageSection{
+		{"/bin/app", []trace.Name{n("/bin/app", "main"), n("/bin/app", "work")}},
+		{"libc.so.6", []trace.Name{n("libc.so.6", "memcpy"), n("libc.so.6", "printf")}},
+		{"libmpi.so.40", []trace.Name{n("libmpi.so.40", "MPI_Init")}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ImageSections:\n got %v\nwant %v", got, want)
+	}
+	// A program without recorded calls still has the first section.
+	got = ImageSections(names[:1], "/bin/app")
+	want = []ImageSection{{"/bin/app", nil}, {"libc.so.6", []trace.Name{n("libc.so.6", "memcpy")}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ImageSections without program calls:\n got %v\nwant %v", got, want)
+	}
+	// Without a program, the first image seen comes first.
+	if got := ImageSections(names[:2], ""); len(got) != 2 || got[0].Image != "libc.so.6" {
+		t.Errorf("ImageSections with no program: %v", got)
 	}
 }

@@ -73,18 +73,20 @@ func infoStems(d *dirListing, keep func(prefix string) bool) []string {
 	return stems
 }
 
-// defaultPrefix is the trace-file prefix of this project's run directories.
-const defaultPrefix = "trace"
+// DefaultPrefix is the trace-file prefix of this project's run directories:
+// the one capture writes unless told otherwise, and the one a run directory
+// without a manifest is read with.
+const DefaultPrefix = "trace"
 
 func detectRunDir(d *dirListing) bool {
 	if d.has(ManifestName) {
 		return true
 	}
-	return len(infoStems(d, func(p string) bool { return p == defaultPrefix })) > 0
+	return len(infoStems(d, func(p string) bool { return p == DefaultPrefix })) > 0
 }
 
 func openRunDir(r *Run, d *dirListing) error {
-	prefix := defaultPrefix
+	prefix := DefaultPrefix
 	if d.has(ManifestName) {
 		m, err := readManifestFile(d.path(ManifestName))
 		if err != nil {

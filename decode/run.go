@@ -139,6 +139,20 @@ type dirListing struct {
 	all   []string // sorted
 }
 
+// listDir reads the names in dir (os.ReadDir sorts them).
+func listDir(dir string) (*dirListing, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, readError(dir, err)
+	}
+	d := &dirListing{dir: dir, names: make(map[string]bool, len(ents))}
+	for _, e := range ents {
+		d.names[e.Name()] = true
+		d.all = append(d.all, e.Name())
+	}
+	return d, nil
+}
+
 func (d *dirListing) has(name string) bool { return d.names[name] }
 
 func (d *dirListing) path(name string) string { return filepath.Join(d.dir, name) }
@@ -172,16 +186,10 @@ func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s: is a file, not a run directory (give the directory that holds the traces; to decode a single trace file use: difftrace decode --raw %s --format u16)", dir, dir)
 	}
-	ents, err := os.ReadDir(dir)
+	d, err := listDir(dir)
 	if err != nil {
-		return nil, readError(dir, err)
+		return nil, err
 	}
-	d := &dirListing{dir: dir, names: map[string]bool{}}
-	for _, e := range ents {
-		d.names[e.Name()] = true
-		d.all = append(d.all, e.Name())
-	}
-	sort.Strings(d.all)
 	r := &Run{Dir: dir, Symbols: symbols, opts: opts, byID: map[trace.ID]*TraceFile{}}
 	for _, f := range formats {
 		if !f.detect(d) {

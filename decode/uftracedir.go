@@ -238,16 +238,8 @@ func openUftraceRun(r *Run, d *dirListing) error {
 				r.Notes = append(r.Notes, fmt.Sprintf("trace %s: %s ends inside a record at byte %d (the recorder was cut short); the records before it are read", j.tf.ID, j.tf.Path, sc.truncAt))
 			}
 		}
-		images := []string{trace.Program}
-		byImage := map[string][]trace.Name{}
-		for _, n := range order {
-			if _, ok := byImage[n.Image]; !ok && n.Image != trace.Program {
-				images = append(images, n.Image)
-			}
-			byImage[n.Image] = append(byImage[n.Image], n)
-		}
-		for _, img := range images {
-			for _, n := range byImage[img] {
+		for _, sec := range ImageSections(order, trace.Program) {
+			for _, n := range sec.Names {
 				r.Symbols.Intern(n)
 			}
 		}
@@ -276,16 +268,10 @@ func openUftraceRun(r *Run, d *dirListing) error {
 // false), the position in sorted name order. It returns no directories if
 // dir is itself a uftrace data directory, or holds none.
 func UftraceRankDirs(dir string) (dirs []string, ranks []int, numbered bool, err error) {
-	ents, err := os.ReadDir(dir)
+	d, err := listDir(dir)
 	if err != nil {
-		return nil, nil, false, readError(dir, err)
+		return nil, nil, false, err
 	}
-	d := &dirListing{dir: dir, names: map[string]bool{}}
-	for _, e := range ents {
-		d.names[e.Name()] = true
-		d.all = append(d.all, e.Name())
-	}
-	sort.Strings(d.all)
 	if looksUftrace(dir, d.all) {
 		return nil, nil, false, nil
 	}

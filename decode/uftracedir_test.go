@@ -11,22 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/internal/testenv"
 	"github.com/difftrace/difftrace/trace"
 )
-
-// needTools fails (in CI, where every tool must be installed) or skips the
-// test loudly when a program it runs is missing.
-func needTools(t testing.TB, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed: CI must install it (.ci/run)", tool)
-			}
-			t.Skipf("SKIPPING: %s is not installed; this test records a real program and needs it", tool)
-		}
-	}
-}
 
 // A program with two threads created one after the other (so creation order
 // is fixed: thread 1 runs alpha, thread 2 runs beta) that forks a child
@@ -58,7 +45,7 @@ int main(int argc, char **argv) {
 // into dir (uftrace record -d dir prog args…).
 func recordProg(t *testing.T, dir string, cflags []string, args ...string) string {
 	t.Helper()
-	needTools(t, "gcc", "uftrace")
+	testenv.Tools(t, "this test records a real program and needs it", "gcc", "uftrace")
 	src := filepath.Join(t.TempDir(), "prog.c")
 	if err := os.WriteFile(src, []byte(uftraceProg), 0o644); err != nil {
 		t.Fatal(err)
@@ -205,7 +192,9 @@ func TestOpenUftraceRecorded(t *testing.T) {
 			// ranked by the number ending each name.
 			ranks := t.TempDir()
 			for _, n := range []string{"uftrace.1", "uftrace.0"} {
-				copyTree(t, dir, filepath.Join(ranks, n))
+				if err := os.CopyFS(filepath.Join(ranks, n), os.DirFS(dir)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			os.WriteFile(filepath.Join(ranks, "notes.txt"), []byte("not part of the run"), 0o644)
 			run2, got2 := load(t, ranks, Options{})
@@ -225,27 +214,6 @@ func TestOpenUftraceRecorded(t *testing.T) {
 				t.Errorf("rank 1 read from %s", tf.Path)
 			}
 		})
-	}
-}
-
-// copyTree copies a directory of regular files.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
@@ -408,15 +376,9 @@ func FuzzUftraceRun(f *testing.F) {
 // trace as symbols (the second pass).
 func BenchmarkUftraceRun(b *testing.B) {
 	dir := b.TempDir()
-	writeSynthetic(b, dir)
-	var recs []byte
 	const n = 1 << 20
-	offs := []uint64{0x1135, 0x1205, 0x1030}
-	for i := 0; i < n; i++ {
-		recs = append(recs, synRecord(uint64(i), UftraceKind(i%2), false, 1, synBase+offs[(i/2)%3])...)
-	}
-	os.WriteFile(filepath.Join(dir, fmt.Sprint(synPID+7)+".dat"), recs, 0o644)
-	b.SetBytes(int64(len(recs)))
+	size := writeSyntheticLong(b, dir, n)
+	b.SetBytes(size)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		run, err := Open(dir, trace.NewTable(), Options{})

@@ -2,21 +2,17 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/difftrace/difftrace/internal/testenv"
 )
 
 func needCompressors(t *testing.T) {
 	t.Helper()
 	for _, c := range compressors {
-		if _, err := exec.LookPath(c.Args[0]); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is required in CI: %v", c.Args[0], err)
-			}
-			t.Skipf("SKIPPING: %s is not installed; the compression comparison cannot run", c.Args[0])
-		}
+		testenv.Tool(t, c.Args[0], "the compression comparison cannot run")
 	}
 }
 

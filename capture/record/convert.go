@@ -17,9 +17,6 @@ import (
 	"github.com/difftrace/difftrace/trace"
 )
 
-// maxFunctions is the largest function ID a ParLOT trace can hold.
-const maxFunctions = 65534
-
 // ConvertOptions says where the ParLOT files of one process go.
 type ConvertOptions struct {
 	Dir    string // the run directory
@@ -115,34 +112,22 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 	// program made no recorded call, so that no reader takes a library for
 	// the program), then the other images in order of first appearance,
 	// functions likewise.
-	var images []string
-	byImage := map[string][]string{}
 	prog := data.Program(pid, ^uint64(0))
 	if prog == "" {
 		prog = opt.MainImage
 	}
-	if prog != "" {
-		images = append(images, prog)
-		byImage[prog] = nil
-	}
-	for _, n := range order {
-		if _, ok := byImage[n.Image]; !ok {
-			images = append(images, n.Image)
-		}
-		byImage[n.Image] = append(byImage[n.Image], n.Func)
-	}
-	if len(order) > maxFunctions {
-		return nil, fmt.Errorf("process %d calls %d distinct functions; a ParLOT trace holds at most %d (record the main image only)", pid, len(order), maxFunctions)
+	if len(order) > decode.MaxFuncID {
+		return nil, fmt.Errorf("process %d calls %d distinct functions; a ParLOT trace holds at most %d (record the main image only)", pid, len(order), decode.MaxFuncID)
 	}
 	ids := map[trace.Name]uint16{}
 	var info strings.Builder
 	next := uint16(1)
-	for _, img := range images {
-		info.WriteString("+\n" + img + "\n")
-		for _, f := range byImage[img] {
-			ids[trace.Name{Image: img, Func: f}] = next
+	for _, sec := range decode.ImageSections(order, prog) {
+		info.WriteString("+\n" + sec.Image + "\n")
+		for _, n := range sec.Names {
+			ids[n] = next
 			next++
-			info.WriteString(f + "\n")
+			info.WriteString(n.Func + "\n")
 		}
 	}
 

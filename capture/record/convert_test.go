@@ -245,3 +245,12 @@ func head(s []string) []string {
 	}
 	return s
 }
+
+// TestConvertNoDirs checks that converting no directory is an error, not a
+// panic.
+func TestConvertNoDirs(t *testing.T) {
+	_, err := ConvertUftraceDirs(nil, ConvertDirsOptions{Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "no uftrace data directory") {
+		t.Fatalf("converting no directory: %v", err)
+	}
+}

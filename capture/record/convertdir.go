@@ -12,7 +12,7 @@ import (
 // recordings into a run directory.
 type ConvertDirsOptions struct {
 	Out       string // the run directory to write
-	Prefix    string // trace file prefix (default "trace")
+	Prefix    string // trace file prefix (default decode.DefaultPrefix, "trace")
 	FirstRank int    // rank of the first process
 	// Ranks, if set, gives the rank of each directory's traced program
 	// instead; the processes it forked are left out, as when decode reads
@@ -29,8 +29,11 @@ type ConvertDirsOptions struct {
 // uftrace's info file knows (host, start, duration, exit status) goes into
 // run.json.
 func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("convert: no uftrace data directory given (name the directories uftrace record -d wrote)")
+	}
 	if opt.Prefix == "" {
-		opt.Prefix = "trace"
+		opt.Prefix = decode.DefaultPrefix
 	}
 	var datas []*decode.UftraceData
 	var abs []string
@@ -54,7 +57,7 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest
 		Launch: "convert:" + strings.Join(abs, ","),
 	}
 	rank := opt.FirstRank
-	var ranks []decode.Rank
+	claimed := false
 	if opt.Ranks != nil && len(opt.Ranks) != len(dirs) {
 		return nil, fmt.Errorf("convert: %d ranks for %d directories", len(opt.Ranks), len(dirs))
 	}
@@ -66,10 +69,11 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest
 		}
 		for _, pid := range pids {
 			r := data.RankEntry(rank, pid)
-			if len(ranks) == 0 {
+			if !claimed {
 				if err := claimRunDir(opt.Out, tmpl, r, opt.Force); err != nil {
 					return nil, err
 				}
+				claimed = true
 			}
 			res, err := ConvertUftrace(data, ConvertOptions{Dir: opt.Out, Prefix: opt.Prefix, Rank: rank, PID: pid})
 			if err != nil {
@@ -80,7 +84,6 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest
 			if err := updateRank(opt.Out, tmpl, r); err != nil {
 				return nil, err
 			}
-			ranks = append(ranks, r)
 			rank++
 		}
 	}

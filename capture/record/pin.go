@@ -50,27 +50,34 @@ func (p *pinBackend) finish(opt Options, rank, pid int, prog string, snap *Snaps
 		if err != nil {
 			break
 		}
-		r := decode.NewReader(f, path, 0)
-		var n uint64
-		buf := make([]uint16, 64<<10)
-		for {
-			k, err := r.Read(buf)
-			n += uint64(k)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				f.Close()
-				return nil, nil, err
-			}
-		}
-		st, _ := f.Stat()
+		n, size, err := countEvents(f, path)
 		f.Close()
-		threads = append(threads, decode.Thread{Thread: t, Events: n, Bytes: st.Size()})
+		if err != nil {
+			return nil, nil, err
+		}
+		threads = append(threads, decode.Thread{Thread: t, Events: n, Bytes: size})
 	}
 	var notes []string
 	if len(threads) == 0 {
 		notes = append(notes, "the Pin tool wrote no trace file ("+strings.TrimSuffix(filepath.Base(run.TracePath(0)), ".0")+".*)")
 	}
 	return threads, notes, nil
+}
+
+// countEvents decodes the trace file f (at path) to count its events, and
+// returns them with the file's size.
+func countEvents(f *os.File, path string) (events uint64, size int64, err error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	r := decode.NewReader(f, path, 0)
+	buf := make([]uint16, 64<<10)
+	for {
+		if _, err := r.Read(buf); err == io.EOF {
+			return r.Events(), st.Size(), nil
+		} else if err != nil {
+			return 0, 0, err
+		}
+	}
 }

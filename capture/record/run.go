@@ -24,7 +24,7 @@ type Options struct {
 	Timeout     time.Duration // kill the program after this long (0: never)
 	Force       bool          // replace another run in Dir
 	KeepUftrace bool          // keep the raw uftrace recording as Dir/uftrace.<rank>
-	Prefix      string        // trace file prefix (default "trace")
+	Prefix      string        // trace file prefix (default decode.DefaultPrefix, "trace")
 	Command     []string      // the program and its arguments
 	ToolVersion string        // recorded in run.json
 
@@ -62,7 +62,7 @@ func (o *Options) defaults() {
 		o.Backend = "uftrace"
 	}
 	if o.Prefix == "" {
-		o.Prefix = "trace"
+		o.Prefix = decode.DefaultPrefix
 	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
@@ -98,7 +98,7 @@ func Main(opt Options) (int, error) {
 }
 
 func supervise(opt Options) (int, error) {
-	if err := opt.check(); err != nil {
+	if _, _, err := opt.check(); err != nil {
 		return 1, err
 	}
 	exe, err := os.Executable()
@@ -137,23 +137,27 @@ func supervise(opt Options) (int, error) {
 	return 1, err
 }
 
-// check validates the options before anything runs.
-func (o *Options) check() error {
+// check validates the options before anything runs, and returns the
+// recorder and the path of the program it is to run.
+func (o *Options) check() (backend, string, error) {
 	if o.Dir == "" {
-		return errors.New("no output directory: give the run directory with -o DIR")
+		return nil, "", errors.New("no output directory: give the run directory with -o DIR")
 	}
 	if len(o.Command) == 0 {
-		return errors.New("no program to record: give it after --, e.g. difftrace capture -o run -- ./app")
+		return nil, "", errors.New("no program to record: give it after --, e.g. difftrace capture -o run -- ./app")
 	}
 	if o.Timeout < 0 {
-		return fmt.Errorf("--timeout %s: want a positive duration such as 60s", o.Timeout)
+		return nil, "", fmt.Errorf("--timeout %s: want a positive duration such as 60s", o.Timeout)
 	}
 	b, err := o.backend()
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	_, err = b.program(o.Command[0])
-	return err
+	prog, err := b.program(o.Command[0])
+	if err != nil {
+		return nil, "", err
+	}
+	return b, prog, nil
 }
 
 // backend returns the recorder the options ask for, if it is installed.
@@ -197,11 +201,10 @@ type backend interface {
 // into ParLOT files and records the rank in run.json.
 func Run(opt Options) (int, error) {
 	opt.defaults()
-	if err := opt.check(); err != nil {
+	be, prog, err := opt.check()
+	if err != nil {
 		return 1, err
 	}
-	be, _ := opt.backend()
-	prog, _ := be.program(opt.Command[0])
 	rank, _, err := RankFromEnv(opt.Getenv)
 	if err != nil {
 		return 1, err
@@ -286,7 +289,7 @@ func Run(opt Options) (int, error) {
 	case s := <-sigs:
 		why = s.String()
 		if sig, ok := s.(syscall.Signal); ok {
-			why = signalName(sig)
+			why = decode.SignalName(sig)
 		}
 	}
 	var snap *Snapshot
@@ -321,7 +324,7 @@ func Run(opt Options) (int, error) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
 		switch {
 		case ws.Signaled():
-			r.Signal = signalName(ws.Signal())
+			r.Signal = decode.SignalName(ws.Signal())
 			code = 128 + int(ws.Signal())
 		default:
 			r.Exited = true
@@ -354,6 +357,3 @@ func Run(opt Options) (int, error) {
 	}
 	return code, nil
 }
-
-// signalName returns the conventional name of a signal, e.g. "SIGTERM".
-func signalName(s syscall.Signal) string { return decode.SignalName(s) }

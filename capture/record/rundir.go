@@ -168,25 +168,8 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 		m = nil
 	}
 	if m == nil {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
+		if err := claimEmpty(dir, tmpl.Prefix, force); err != nil {
 			return err
-		}
-		var foreign []string
-		for _, e := range ents {
-			if e.Name() == lockName || e.Name() == activeName {
-				continue
-			}
-			if force && isRunFile(e.Name(), tmpl.Prefix) {
-				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-					return err
-				}
-				continue
-			}
-			foreign = append(foreign, e.Name())
-		}
-		if len(foreign) > 0 && !force {
-			return fmt.Errorf("%s is not empty and holds no run of this launch (%s…); choose an empty or new directory, or pass --force to write into it anyway", dir, foreign[0])
 		}
 		mm := tmpl
 		m = &mm
@@ -195,11 +178,7 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 	if m.Backend != tmpl.Backend || m.Images != tmpl.Images || m.Prefix != tmpl.Prefix {
 		return fmt.Errorf("%s: the other ranks of this launch record with backend %s, images %s, prefix %s; give every rank the same options", dir, m.Backend, m.Images, m.Prefix)
 	}
-	if m.Start.IsZero() || r.Start.Before(m.Start) {
-		m.Start = r.Start
-	}
-	m.Ranks = slices.DeleteFunc(m.Ranks, func(x decode.Rank) bool { return x.Rank == r.Rank })
-	m.Ranks = append(m.Ranks, r)
+	putRank(m, r)
 	// A rank recorded before by an earlier attempt of this launch left
 	// files that the new recording replaces.
 	old, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%s.%d.*", m.Prefix, r.Rank)))
@@ -207,6 +186,25 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 		os.Remove(p)
 	}
 	return writeManifest(dir, m)
+}
+
+// claimEmpty checks that dir, which holds no run.json, holds nothing else
+// but the locks; with force it removes what a run with prefix left there
+// and lets any other file be.
+func claimEmpty(dir, prefix string, force bool) error {
+	if force {
+		return removeRun(dir, prefix)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Name() != lockName && e.Name() != activeName {
+			return fmt.Errorf("%s is not empty and holds no run of this launch (%s…); choose an empty or new directory, or pass --force to write into it anyway", dir, e.Name())
+		}
+	}
+	return nil
 }
 
 // removeRun deletes the files of the run recorded in dir with prefix.
@@ -242,13 +240,19 @@ func updateRank(dir string, tmpl decode.Manifest, r decode.Rank) error {
 		// one ran: do not mix the two.
 		return fmt.Errorf("%s: the run directory was taken over by another launch while rank %d was recording; its traces are incomplete", dir, r.Rank)
 	}
+	putRank(m, r)
+	return writeManifest(dir, m)
+}
+
+// putRank replaces r's entry of the manifest and widens the run's start
+// and end to cover it.
+func putRank(m *decode.Manifest, r decode.Rank) {
 	m.Ranks = slices.DeleteFunc(m.Ranks, func(x decode.Rank) bool { return x.Rank == r.Rank })
 	m.Ranks = append(m.Ranks, r)
-	if r.End.After(m.End) {
-		m.End = r.End
-	}
 	if m.Start.IsZero() || r.Start.Before(m.Start) {
 		m.Start = r.Start
 	}
-	return writeManifest(dir, m)
+	if r.End.After(m.End) {
+		m.End = r.End
+	}
 }

@@ -98,6 +98,20 @@ func TestClaimRunDirRefusesForeignFiles(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("claiming a directory of other files: %v", err)
 	}
+	// With --force, what a run left is removed and the other files stay.
+	for _, name := range []string{"trace.0.0", "trace.0.info"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte{0}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := claimRunDir(dir, tmplFor("job=1"), decode.Rank{}, true); err != nil {
+		t.Fatalf("claiming with force: %v", err)
+	}
+	for name, want := range map[string]bool{"thesis.tex": true, "trace.0.0": false, "trace.0.info": false, decode.ManifestName: true} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("after claiming with force, %s exists: %v, want %v", name, err == nil, want)
+		}
+	}
 }
 
 func TestClaimRunDirMixedOptions(t *testing.T) {

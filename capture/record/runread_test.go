@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,31 +11,15 @@ import (
 	"github.com/difftrace/difftrace/trace"
 )
 
-// readInfo parses a .info function table: IDs 1, 2, … in order, across
-// image sections.
+// readInfo reads a .info function table with the reader difftrace itself
+// uses, so a table it refuses fails the test.
 func readInfo(t testing.TB, path string) []trace.Name {
 	t.Helper()
-	f, err := os.Open(path)
+	ft, err := decode.ReadFuncTable(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	names := []trace.Name{{Func: "<return>"}}
-	img := ""
-	sc := bufio.NewScanner(f)
-	expectImage := false
-	for sc.Scan() {
-		l := sc.Text()
-		switch {
-		case l == "+":
-			expectImage = true
-		case expectImage:
-			img, expectImage = l, false
-		default:
-			names = append(names, trace.Name{Image: img, Func: l})
-		}
-	}
-	return names
+	return ft.Names
 }
 
 // readRank decodes every thread of one rank of a run directory into
@@ -65,10 +48,10 @@ func readRank(t testing.TB, dir string, rank int) map[int][]string {
 		for i, v := range vals {
 			if v == 0 {
 				seq[i] = "}"
-			} else if int(v) < len(names) {
-				seq[i] = names[v].Func
+			} else if int(v) <= len(names) {
+				seq[i] = names[v-1].Func
 			} else {
-				t.Fatalf("%s: value %d at %d is not in the .info table (%d functions)", p, v, i, len(names)-1)
+				t.Fatalf("%s: value %d at %d is not in the .info table (%d functions)", p, v, i, len(names))
 			}
 		}
 		out[th] = seq

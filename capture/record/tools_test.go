@@ -8,20 +8,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/difftrace/difftrace/internal/testenv"
 )
 
-// needTools fails (in CI, where every tool must be installed) or skips the
-// test loudly when a program it runs is missing.
+// needTools stops the test (testenv.Tools) when a program it runs is
+// missing.
 func needTools(t testing.TB, tools ...string) {
 	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed: CI must install it (.ci/run)", tool)
-			}
-			t.Skipf("SKIPPING: %s is not installed; this test records real runs and needs it", tool)
-		}
-	}
+	testenv.Tools(t, "this test records real runs and needs it", tools...)
 }
 
 // compileC builds a C program from source into dir and returns its path.

@@ -4,7 +4,6 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,7 +91,8 @@ func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *S
 		dst := filepath.Join(opt.Dir, "uftrace."+strconv.Itoa(rank))
 		os.RemoveAll(dst)
 		if err := os.Rename(dataDir, dst); err != nil {
-			if err := copyDir(dataDir, dst); err != nil {
+			// Another file system: copy the recording instead.
+			if err := os.CopyFS(dst, os.DirFS(dataDir)); err != nil {
 				res.Notes = append(res.Notes, "the uftrace recording could not be kept: "+err.Error())
 			}
 		}
@@ -227,33 +227,4 @@ func logMessages(log []byte) string {
 		keep = keep[len(keep)-5:]
 	}
 	return "; uftrace said: " + strings.Join(keep, " / ")
-}
-
-// copyDir copies a directory tree of regular files (to keep a recording
-// when it cannot be renamed across file systems).
-func copyDir(src, dst string) error {
-	return filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		t := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(t, 0o755)
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(t)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
 }
