@@ -248,13 +248,17 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: filter %s keeps no call of %s in either run; try another --filter (difftrace filter RUN --filter SPEC shows what a filter keeps)\n", n.Filter.Name(), id)
 	}
 
-	for _, o := range f.outputs {
-		if err := pic.WriteFile(o); err != nil {
+	return writeOutputs(cmd.ErrOrStderr(), f.outputs, nil, func(i int, out *output) error {
+		o := f.outputs[i]
+		pf, err := diffnlr.FormatOf(o)
+		if err == nil {
+			err = pic.Render(out, pf)
+		}
+		if err != nil {
 			return fmt.Errorf("-o %s: %v", o, strings.TrimPrefix(err.Error(), "diffnlr: "))
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o)
-	}
-	return nil
+		return nil
+	})
 }
 
 // diffTraces returns the threads a diffNLR of id shows: the trace itself,

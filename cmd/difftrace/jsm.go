@@ -66,13 +66,9 @@ are printed as text.`,
 				}
 				return out.Commit()
 			}
-			for _, o := range f.outs {
-				if err := writeJSM(o, panels, args); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o)
-			}
-			return nil
+			return writeOutputs(cmd.ErrOrStderr(), f.outs, args, func(i int, out *output) error {
+				return writeJSM(out, f.outs[i], panels)
+			})
 		},
 	}
 	f.register(cmd)
@@ -83,14 +79,9 @@ are printed as text.`,
 	return cmd
 }
 
-// writeJSM writes the panels to the file path, in the format its extension
-// names.
-func writeJSM(path string, panels []fca.Panel, inputs []string) error {
-	out, err := createOutput(path, nil, inputs...)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
+// writeJSM writes the panels to out, the file path, in the format its
+// extension names.
+func writeJSM(out *output, path string, panels []fca.Panel) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".png", ".svg":
 		format := fca.PNG
@@ -103,7 +94,7 @@ func writeJSM(path string, panels []fca.Panel, inputs []string) error {
 	default:
 		writeMatricesCSV(out, panels, len(panels) > 1)
 	}
-	return out.Commit()
+	return nil
 }
 
 // jsmPanels returns JSM_normal, JSM_faulty and JSM_D with two runs, or the
