@@ -177,17 +177,18 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
-	for _, o := range f.outputs {
+	formats := make([]diffnlr.Format, len(f.outputs))
+	for i, o := range f.outputs {
 		if st, err := os.Stat(o); err == nil && st.IsDir() {
 			return fmt.Errorf("-o %s: is a directory; give a file name for the picture", o)
 		}
-		if _, err := diffnlr.FormatOf(o); err != nil {
+		if formats[i], err = diffnlr.FormatOf(o); err != nil {
 			return fmt.Errorf("-o %s: unknown picture format %q; name the file *.svg, *.png or *.dot", o, filepath.Ext(o))
 		}
 		if st, err := os.Stat(filepath.Dir(o)); err != nil || !st.IsDir() {
 			return fmt.Errorf("-o %s: the directory %s does not exist; create it first", o, filepath.Dir(o))
 		}
-		if pf, _ := diffnlr.FormatOf(o); pf != diffnlr.DOT {
+		if formats[i] != diffnlr.DOT {
 			if _, err := draw.Helper(); err != nil {
 				return err
 			}
@@ -249,13 +250,8 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	}
 
 	return writeOutputs(cmd.ErrOrStderr(), f.outputs, nil, func(i int, out *output) error {
-		o := f.outputs[i]
-		pf, err := diffnlr.FormatOf(o)
-		if err == nil {
-			err = pic.Render(out, pf)
-		}
-		if err != nil {
-			return fmt.Errorf("-o %s: %v", o, strings.TrimPrefix(err.Error(), "diffnlr: "))
+		if err := pic.Render(out, formats[i]); err != nil {
+			return fmt.Errorf("-o %s: %v", f.outputs[i], strings.TrimPrefix(err.Error(), "diffnlr: "))
 		}
 		return nil
 	})
