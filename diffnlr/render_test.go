@@ -225,9 +225,10 @@ func TestRenderConcurrent(t *testing.T) {
 	errs := make(chan error, 4)
 	outs := make(chan []byte, 4)
 	for range 4 {
+		p := swapPicture(t) // here: t.Fatal must not run on another goroutine
 		go func() {
 			var b bytes.Buffer
-			errs <- swapPicture(t).Render(&b, SVG)
+			errs <- p.Render(&b, SVG)
 			outs <- b.Bytes()
 		}()
 	}
