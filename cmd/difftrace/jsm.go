@@ -45,8 +45,9 @@ are printed as text.`,
 			if err != nil {
 				return err
 			}
-			for _, o := range f.outs {
-				switch strings.ToLower(filepath.Ext(o)) {
+			exts := make([]string, len(f.outs))
+			for i, o := range f.outs {
+				switch exts[i] = strings.ToLower(filepath.Ext(o)); exts[i] {
 				case ".png", ".svg", ".csv":
 				default:
 					return fmt.Errorf("-o %s: unknown format %q; use .png, .svg or .csv", o, filepath.Ext(o))
@@ -67,7 +68,7 @@ are printed as text.`,
 				return out.Commit()
 			}
 			return writeOutputs(cmd.ErrOrStderr(), f.outs, args, func(i int, out *output) error {
-				return writeJSM(out, f.outs[i], panels)
+				return writeJSM(out, f.outs[i], exts[i], panels)
 			})
 		},
 	}
@@ -80,12 +81,12 @@ are printed as text.`,
 }
 
 // writeJSM writes the panels to out, the file path, in the format its
-// extension names.
-func writeJSM(out *output, path string, panels []fca.Panel) error {
-	switch strings.ToLower(filepath.Ext(path)) {
+// extension ext (lower case) names: heatmaps for .png and .svg, else CSV.
+func writeJSM(out *output, path, ext string, panels []fca.Panel) error {
+	switch ext {
 	case ".png", ".svg":
 		format := fca.PNG
-		if strings.ToLower(filepath.Ext(path)) == ".svg" {
+		if ext == ".svg" {
 			format = fca.SVG
 		}
 		if err := fca.WriteHeatmap(out, format, "", panels...); err != nil {
