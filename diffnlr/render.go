@@ -1,11 +1,9 @@
 package diffnlr
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -79,51 +77,4 @@ func (p *Picture) Render(w io.Writer, f Format) error {
 	}
 	_, err = w.Write(out)
 	return err
-}
-
-// WriteFile draws the picture to path in the format its extension names
-// (see FormatOf). It writes a temporary file next to path and renames it
-// into place, so path is either the old file or the whole new picture.
-func (p *Picture) WriteFile(path string) error {
-	f, err := FormatOf(path)
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := p.Render(&buf, f); err != nil {
-		return err
-	}
-	return writeAtomic(path, buf.Bytes())
-}
-
-// writeAtomic writes data to a temporary file in path's directory and
-// renames it to path.
-func writeAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("diffnlr: writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("diffnlr: writing %s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("diffnlr: writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("diffnlr: writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("diffnlr: writing %s: %w", path, err)
-	}
-	return nil
 }

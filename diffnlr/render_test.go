@@ -6,8 +6,6 @@ import (
 	"image/color"
 	"image/png"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -208,50 +206,6 @@ func TestFormatOf(t *testing.T) {
 	}
 }
 
-// WriteFile writes each format by extension, replaces an old file whole,
-// and leaves no temporary file behind, even when it fails.
-func TestWriteFile(t *testing.T) {
-	dir := t.TempDir()
-	p := swapPicture(t)
-	for _, name := range []string{"d.svg", "d.png", "d.dot", "d.gv"} {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := p.WriteFile(path); err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, _ := FormatOf(name)
-		if !bytes.Equal(got, render(t, p, f)) {
-			t.Errorf("%s does not hold the %s rendering", name, f)
-		}
-	}
-	if err := p.WriteFile(filepath.Join(dir, "d.jpg")); err == nil {
-		t.Error("WriteFile wrote a .jpg")
-	}
-	if err := p.WriteFile(filepath.Join(dir, "missing", "d.svg")); err == nil || !strings.Contains(err.Error(), "missing") {
-		t.Errorf("WriteFile into a missing directory: err = %v", err)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if got := strings.Join(names, " "); got != "d.dot d.gv d.png d.svg" {
-		t.Errorf("directory holds %s, want only the four pictures", got)
-	}
-	if info, err := os.Stat(filepath.Join(dir, "d.svg")); err != nil || info.Mode().Perm() != 0o644 {
-		t.Errorf("d.svg mode %v, %v; want 0644", info.Mode(), err)
-	}
-}
-
 // An empty diff still draws: a title and a note that both traces are empty.
 func TestRenderEmpty(t *testing.T) {
 	p := &Picture{Label: testLabel}
@@ -271,9 +225,10 @@ func TestRenderConcurrent(t *testing.T) {
 	errs := make(chan error, 4)
 	outs := make(chan []byte, 4)
 	for range 4 {
+		p := swapPicture(t) // here: t.Fatal must not run on another goroutine
 		go func() {
 			var b bytes.Buffer
-			errs <- swapPicture(t).Render(&b, SVG)
+			errs <- p.Render(&b, SVG)
 			outs <- b.Bytes()
 		}()
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,23 +14,6 @@ import (
 const runsDir = "../../testdata/runs"
 
 func exampleRun(name string) string { return filepath.Join(runsDir, name) }
-
-// difftraceAt runs the binary with args in the working directory dir.
-func difftraceAt(t *testing.T, dir string, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(difftraceBin, args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.Bytes(), stderr: errb.Bytes()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running difftrace %s: %v", strings.Join(args, " "), err)
-	}
-	return r
-}
 
 // absRun returns the absolute path of a committed run, for commands run in
 // another directory.
@@ -340,7 +322,7 @@ func parseRankJSON(t *testing.T, b []byte) rankJSON {
 func TestRankCommand(t *testing.T) {
 	normal, faulty := absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug")
 	dir := t.TempDir()
-	r := difftraceAt(t, dir, "rank", normal, faulty)
+	r := difftraceAt(t, dir, nil, "rank", normal, faulty)
 	if r.code != 0 {
 		t.Fatalf("rank: exit %d: %s", r.code, r.stderr)
 	}
@@ -389,7 +371,7 @@ func TestRankCommand(t *testing.T) {
 	assertNoTemps(t, filepath.Join(dir, ".difftrace"))
 
 	// JSON on standard output is the same ranking.
-	r = difftraceAt(t, dir, "rank", normal, faulty, "--format", "json", "--no-session")
+	r = difftraceAt(t, dir, nil, "rank", normal, faulty, "--format", "json", "--no-session")
 	if r.code != 0 {
 		t.Fatalf("rank --format json: %s", r.stderr)
 	}
@@ -407,7 +389,7 @@ func TestRankCommand(t *testing.T) {
 	}
 
 	// CSV: a header and one record per row, in the same order.
-	r = difftraceAt(t, dir, "rank", normal, faulty, "--format", "csv", "--no-session")
+	r = difftraceAt(t, dir, nil, "rank", normal, faulty, "--format", "csv", "--no-session")
 	recs := readCSV(t, string(r.stdout))
 	if len(recs) != 97 || strings.Join(recs[0], ",") != "filter,k,attrs,linkage,bscore,clusters,process_bscore,process_clusters,top_processes,top_threads" {
 		t.Fatalf("rank csv: %d records, header %v", len(recs), recs[0])
@@ -429,7 +411,7 @@ func TestRankFlags(t *testing.T) {
 	normal, faulty := absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "ranking.json")
-	r := difftraceAt(t, dir, "rank", normal, faulty, "--filters", "mpi,mpi.sr+cust=^findPtr$", "--k", "2,10", "--attrs", "sing.noFreq,doub.log10",
+	r := difftraceAt(t, dir, nil, "rank", normal, faulty, "--filters", "mpi,mpi.sr+cust=^findPtr$", "--k", "2,10", "--attrs", "sing.noFreq,doub.log10",
 		"--linkage", "ward,single", "--format", "json", "-o", out, "--no-session")
 	if r.code != 0 || len(r.stdout) != 0 {
 		t.Fatalf("rank -o: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
@@ -454,7 +436,7 @@ func TestRankFlags(t *testing.T) {
 	}
 	// --custom adds the regexp to every default filter; --linkage all
 	// sweeps the seven linkages.
-	r = difftraceAt(t, dir, "rank", normal, faulty, "--custom", "^findPtr$", "--linkage", "all", "--attrs", "sing.noFreq", "--format", "json", "--no-session")
+	r = difftraceAt(t, dir, nil, "rank", normal, faulty, "--custom", "^findPtr$", "--linkage", "all", "--attrs", "sing.noFreq", "--format", "json", "--no-session")
 	rk = parseRankJSON(t, r.stdout)
 	if len(rk.Links) != 7 || len(rk.Filters) == 0 {
 		t.Fatalf("--custom, --linkage all: %v, %v", rk.Filters, rk.Links)
@@ -466,29 +448,12 @@ func TestRankFlags(t *testing.T) {
 	}
 	// Runs with different trace sets: the table says which traces are in
 	// one run only.
-	r = difftraceAt(t, dir, "rank", absRun(t, "oddeven4-normal"), normal, "--filters", "mpi", "--no-session")
+	r = difftraceAt(t, dir, nil, "rank", absRun(t, "oddeven4-normal"), normal, "--filters", "mpi", "--no-session")
 	if !strings.Contains(string(r.stdout), "only in the faulty run: 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0 (compared as traces with no calls in the normal run)\n") {
 		t.Errorf("rank of 4 against 16 ranks:\n%s", r.stdout)
 	}
 	if strings.Count(string(r.stdout), "only in") != 1 {
 		t.Errorf("the traces of one run only are reported more than once:\n%s", r.stdout)
-	}
-}
-
-// TestRankDoesNotDependOnCores: the same ranking, byte for byte, on one
-// core and on several.
-func TestRankDoesNotDependOnCores(t *testing.T) {
-	args := []string{"rank", exampleRun("ilcs-normal"), exampleRun("ilcs-critbug"), "--format", "json", "--no-session"}
-	var outs []string
-	for _, procs := range []string{"1", "2", "5"} {
-		r := difftraceEnv(t, []string{"GOMAXPROCS=" + procs}, args...)
-		if r.code != 0 {
-			t.Fatalf("%v: %s", args, r.stderr)
-		}
-		outs = append(outs, string(r.stdout))
-	}
-	if outs[0] != outs[1] || outs[0] != outs[2] {
-		t.Error("rank --format json depends on GOMAXPROCS")
 	}
 }
 

@@ -331,7 +331,7 @@ func TestVersionHelpAndCompletion(t *testing.T) {
 	}
 	// diffnlr's TRACE completes with the suspects of the session rank left.
 	dir := t.TempDir()
-	okIn(t, dir, "rank", runDir(t, "oddeven-normal"), runDir(t, "oddeven-swapbug"))
+	okIn(t, dir, "rank", absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug"))
 	if out := okIn(t, dir, "__complete", "diffnlr", ""); !strings.HasPrefix(out, "5.0\tthread most often the top suspect\n5\tprocess most often the top suspect\n") {
 		t.Errorf("completing diffnlr's TRACE after rank: %q", out)
 	}
@@ -357,6 +357,7 @@ func TestOutputsDoNotDependOnCores(t *testing.T) {
 		{"stats", run, "--by", "thread", "--edges", "--format", "json"},
 		{"stats", run, "--by", "program", "--edges", "--format", "csv"},
 		{"decode", run, "--format", "flat"},
+		{"rank", filepath.Join(runsDir, "ilcs-normal"), filepath.Join(runsDir, "ilcs-critbug"), "--format", "json", "--no-session"},
 	} {
 		var outs []string
 		for _, procs := range []string{"1", "2", "7"} {

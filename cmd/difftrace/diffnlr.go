@@ -177,17 +177,18 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
-	for _, o := range f.outputs {
+	formats := make([]diffnlr.Format, len(f.outputs))
+	for i, o := range f.outputs {
 		if st, err := os.Stat(o); err == nil && st.IsDir() {
 			return fmt.Errorf("-o %s: is a directory; give a file name for the picture", o)
 		}
-		if _, err := diffnlr.FormatOf(o); err != nil {
+		if formats[i], err = diffnlr.FormatOf(o); err != nil {
 			return fmt.Errorf("-o %s: unknown picture format %q; name the file *.svg, *.png or *.dot", o, filepath.Ext(o))
 		}
 		if st, err := os.Stat(filepath.Dir(o)); err != nil || !st.IsDir() {
 			return fmt.Errorf("-o %s: the directory %s does not exist; create it first", o, filepath.Dir(o))
 		}
-		if pf, _ := diffnlr.FormatOf(o); pf != diffnlr.DOT {
+		if formats[i] != diffnlr.DOT {
 			if _, err := draw.Helper(); err != nil {
 				return err
 			}
@@ -248,13 +249,12 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: filter %s keeps no call of %s in either run; try another --filter (difftrace filter RUN --filter SPEC shows what a filter keeps)\n", n.Filter.Name(), id)
 	}
 
-	for _, o := range f.outputs {
-		if err := pic.WriteFile(o); err != nil {
-			return fmt.Errorf("-o %s: %v", o, strings.TrimPrefix(err.Error(), "diffnlr: "))
+	return writeOutputs(cmd.ErrOrStderr(), f.outputs, nil, func(i int, out *output) error {
+		if err := pic.Render(out, formats[i]); err != nil {
+			return fmt.Errorf("-o %s: %v", f.outputs[i], strings.TrimPrefix(err.Error(), "diffnlr: "))
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o)
-	}
-	return nil
+		return nil
+	})
 }
 
 // diffTraces returns the threads a diffNLR of id shows: the trace itself,

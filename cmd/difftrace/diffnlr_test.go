@@ -13,36 +13,10 @@ import (
 	"testing"
 )
 
-// runDir returns the absolute path of a committed example run.
-func runDir(t *testing.T, name string) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join("../../testdata/runs", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// difftraceIn runs the binary in dir.
-func difftraceIn(t *testing.T, dir string, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(difftraceBin, args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.Bytes(), stderr: errb.Bytes()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running difftrace %s: %v", strings.Join(args, " "), err)
-	}
-	return r
-}
-
+// okIn runs difftrace in dir and fails the test unless it succeeds.
 func okIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	r := difftraceIn(t, dir, args...)
+	r := difftraceAt(t, dir, nil, args...)
 	if r.code != 0 {
 		t.Fatalf("difftrace %s: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
 	}
@@ -65,7 +39,7 @@ func diffBody(t *testing.T, out string) string {
 // iteration: L1^16 in the normal run against L1^7, L0^9 in the faulty one,
 // both ending in MPI_Finalize.
 func TestDiffNLRSwapBug(t *testing.T) {
-	out := ok(t, "diffnlr", "5", "--normal", runDir(t, "oddeven-normal"), "--faulty", runDir(t, "oddeven-swapbug"), "--filter", "mpi", "--k", "10")
+	out := ok(t, "diffnlr", "5", "--normal", absRun(t, "oddeven-normal"), "--faulty", absRun(t, "oddeven-swapbug"), "--filter", "mpi", "--k", "10")
 	want := `  MPI_Init
   MPI_Comm_rank
   MPI_Comm_size
@@ -86,7 +60,7 @@ func TestDiffNLRSwapBug(t *testing.T) {
 		t.Error("colours on a pipe with --color auto")
 	}
 	// Process 5 is its one thread, 5.0.
-	if out5 := ok(t, "diffnlr", "5.0", "--normal", runDir(t, "oddeven-normal"), "--faulty", runDir(t, "oddeven-swapbug")); diffBody(t, out5) != want {
+	if out5 := ok(t, "diffnlr", "5.0", "--normal", absRun(t, "oddeven-normal"), "--faulty", absRun(t, "oddeven-swapbug")); diffBody(t, out5) != want {
 		t.Errorf("diffNLR(5.0) differs from diffNLR(5):\n%s", out5)
 	}
 }
@@ -94,7 +68,7 @@ func TestDiffNLRSwapBug(t *testing.T) {
 // Fig. 3.6: dlBug. Rank 5 blocks in a receive after seven iterations of L1:
 // the faulty trace ends there and never reaches MPI_Finalize.
 func TestDiffNLRDeadlockBug(t *testing.T) {
-	out := ok(t, "diffnlr", "5", "--normal", runDir(t, "oddeven-normal"), "--faulty", runDir(t, "oddeven-dlbug"), "--filter", "mpi", "--k", "10")
+	out := ok(t, "diffnlr", "5", "--normal", absRun(t, "oddeven-normal"), "--faulty", absRun(t, "oddeven-dlbug"), "--filter", "mpi", "--k", "10")
 	want := `  MPI_Init
   MPI_Comm_rank
   MPI_Comm_size
@@ -113,7 +87,7 @@ func TestDiffNLRDeadlockBug(t *testing.T) {
 // 11.mem.ompcrit.cust of Table 3.6) the critical section around memcpy
 // shows on the normal side only.
 func TestDiffNLRCritBug(t *testing.T) {
-	out := ok(t, "diffnlr", "6.4", "--normal", runDir(t, "ilcs-normal"), "--faulty", runDir(t, "ilcs-critbug"),
+	out := ok(t, "diffnlr", "6.4", "--normal", absRun(t, "ilcs-normal"), "--faulty", absRun(t, "ilcs-critbug"),
 		"--filter", "mem+omp.crit+cust=CPU_Exec", "--k", "10")
 	body := diffBody(t, out)
 	if !strings.Contains(body, "- GOMP_critical_start\n  memcpy\n- GOMP_critical_end\n") {
@@ -132,7 +106,7 @@ func TestDiffNLRCritBug(t *testing.T) {
 	}
 	// The other workers of process 6 kept their critical sections: in the
 	// diffNLR of the process only 6.4's section changes them.
-	proc := ok(t, "diffnlr", "6", "--normal", runDir(t, "ilcs-normal"), "--faulty", runDir(t, "ilcs-critbug"),
+	proc := ok(t, "diffnlr", "6", "--normal", absRun(t, "ilcs-normal"), "--faulty", absRun(t, "ilcs-critbug"),
 		"--filter", "mem+omp.crit+cust=CPU_Exec")
 	sections := strings.Split(diffBody(t, proc), "@@ thread ")
 	if len(sections) != 6 {
@@ -152,7 +126,7 @@ func TestDiffNLRCritBug(t *testing.T) {
 // MPI_Finalize: at MPI_Allreduce for everyone but process 2, which skipped
 // its first collective and went on to MPI_Bcast.
 func TestDiffNLRAllreduceDeadlock(t *testing.T) {
-	normal, faulty := runDir(t, "ilcs-normal"), runDir(t, "ilcs-dlbug")
+	normal, faulty := absRun(t, "ilcs-normal"), absRun(t, "ilcs-dlbug")
 	for p := range 8 {
 		out := ok(t, "diffnlr", fmt.Sprint(p), "--normal", normal, "--faulty", faulty)
 		body := diffBody(t, out)
@@ -181,13 +155,13 @@ func TestDiffNLRAllreduceDeadlock(t *testing.T) {
 func TestDiffNLRSession(t *testing.T) {
 	dir := t.TempDir()
 	// Without a session and without runs, diffnlr says what to do.
-	r := difftraceIn(t, dir, "diffnlr", "5")
+	r := difftraceAt(t, dir, nil, "diffnlr", "5")
 	if r.code == 0 || !strings.Contains(string(r.stderr), `run "difftrace rank NORMAL FAULTY" in this directory first, or give --normal and --faulty`) ||
 		strings.Count(string(r.stderr), "\n") != 1 {
 		t.Errorf("diffnlr without a session: exit %d, %q", r.code, r.stderr)
 	}
 
-	okIn(t, dir, "rank", runDir(t, "oddeven-normal"), runDir(t, "oddeven-swapbug"))
+	okIn(t, dir, "rank", absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug"))
 	var s struct {
 		Best struct {
 			Filter string  `json:"filter"`
@@ -204,7 +178,7 @@ func TestDiffNLRSession(t *testing.T) {
 	}
 	out := okIn(t, dir, "diffnlr", "5", "-o", "x.svg", "-o", "x.png", "-o", "x.dot")
 	head := fmt.Sprintf("diffNLR(5): filter %s, K %d (best-ranked in .difftrace/session.json, B-score %.3f)\nnormal  %s\nfaulty  %s\n",
-		s.Best.Filter, s.Best.K, s.Best.BScore, runDir(t, "oddeven-normal"), runDir(t, "oddeven-swapbug"))
+		s.Best.Filter, s.Best.K, s.Best.BScore, absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug"))
 	if !strings.HasPrefix(out, head) {
 		t.Errorf("diffnlr does not follow the session; want the header\n%s\ngot\n%s", head, out)
 	}
@@ -259,7 +233,7 @@ func TestDiffNLRSession(t *testing.T) {
 }
 
 func TestDiffNLRColorAndAbridging(t *testing.T) {
-	normal, faulty := runDir(t, "ilcs-normal"), runDir(t, "ilcs-critbug")
+	normal, faulty := absRun(t, "ilcs-normal"), absRun(t, "ilcs-critbug")
 	out := ok(t, "diffnlr", "6.4", "--normal", normal, "--faulty", faulty, "--filter", "mem+omp.crit+cust=CPU_Exec", "--color", "always")
 	for _, want := range []string{"\x1b[34m- GOMP_critical_start\x1b[0m", "\x1b[31m+ memcpy\x1b[0m", "\x1b[1;31m<- faulty trace ends here\x1b[0m"} {
 		if !strings.Contains(out, want) {
@@ -282,8 +256,8 @@ func TestDiffNLRColorAndAbridging(t *testing.T) {
 }
 
 func TestDiffNLRErrors(t *testing.T) {
-	normal, swap := runDir(t, "oddeven-normal"), runDir(t, "oddeven-swapbug")
-	four := runDir(t, "oddeven4-normal")
+	normal, swap := absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug")
+	four := absRun(t, "oddeven4-normal")
 	dir := t.TempDir()
 	for _, c := range []struct {
 		args []string

@@ -45,8 +45,9 @@ are printed as text.`,
 			if err != nil {
 				return err
 			}
-			for _, o := range f.outs {
-				switch strings.ToLower(filepath.Ext(o)) {
+			exts := make([]string, len(f.outs))
+			for i, o := range f.outs {
+				switch exts[i] = strings.ToLower(filepath.Ext(o)); exts[i] {
 				case ".png", ".svg", ".csv":
 				default:
 					return fmt.Errorf("-o %s: unknown format %q; use .png, .svg or .csv", o, filepath.Ext(o))
@@ -66,13 +67,9 @@ are printed as text.`,
 				}
 				return out.Commit()
 			}
-			for _, o := range f.outs {
-				if err := writeJSM(o, panels, args); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o)
-			}
-			return nil
+			return writeOutputs(cmd.ErrOrStderr(), f.outs, args, func(i int, out *output) error {
+				return writeJSM(out, f.outs[i], exts[i], panels)
+			})
 		},
 	}
 	f.register(cmd)
@@ -83,18 +80,13 @@ are printed as text.`,
 	return cmd
 }
 
-// writeJSM writes the panels to the file path, in the format its extension
-// names.
-func writeJSM(path string, panels []fca.Panel, inputs []string) error {
-	out, err := createOutput(path, nil, inputs...)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	switch strings.ToLower(filepath.Ext(path)) {
+// writeJSM writes the panels to out, the file path, in the format its
+// extension ext (lower case) names: heatmaps for .png and .svg, else CSV.
+func writeJSM(out *output, path, ext string, panels []fca.Panel) error {
+	switch ext {
 	case ".png", ".svg":
 		format := fca.PNG
-		if strings.ToLower(filepath.Ext(path)) == ".svg" {
+		if ext == ".svg" {
 			format = fca.SVG
 		}
 		if err := fca.WriteHeatmap(out, format, "", panels...); err != nil {
@@ -103,7 +95,7 @@ func writeJSM(path string, panels []fca.Panel, inputs []string) error {
 	default:
 		writeMatricesCSV(out, panels, len(panels) > 1)
 	}
-	return out.Commit()
+	return nil
 }
 
 // jsmPanels returns JSM_normal, JSM_faulty and JSM_D with two runs, or the

@@ -79,21 +79,12 @@ or log10 (entry:⌊log10 frequency⌋).`,
 				return fmt.Errorf("the lattice has %d concepts, more than the %d a readable diagram can show; narrow the filter, use noFreq attributes or --level process",
 					lat.Len(), fca.MaxDrawnConcepts)
 			}
-			for i, o := range f.outs {
-				out, err := createOutput(o, nil, args[0])
-				if err != nil {
-					return err
-				}
+			return writeOutputs(cmd.ErrOrStderr(), f.outs, args[:1], func(i int, out *output) error {
 				if err := fca.WriteLattice(out, formats[i], ctx, lat); err != nil {
-					out.Abort()
-					return fmt.Errorf("drawing %s: %v", o, err)
+					return fmt.Errorf("drawing %s: %v", f.outs[i], err)
 				}
-				if err := out.Commit(); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", o)
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 	f.register(cmd)

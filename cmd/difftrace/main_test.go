@@ -52,7 +52,15 @@ func difftrace(t *testing.T, args ...string) result {
 // difftraceEnv runs the binary with args and extra environment variables.
 func difftraceEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return difftraceAt(t, "", env, args...)
+}
+
+// difftraceAt runs the binary with args in the working directory dir (""
+// for this one) with extra environment variables env.
+func difftraceAt(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(difftraceBin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -90,6 +90,27 @@ func (o *output) name() string {
 	return o.path
 }
 
+// writeOutputs writes each of the -o files paths in turn: write fills the
+// file (i is its place in paths) through createOutput, so it appears whole
+// or not at all, and each file written is reported on stderr.
+func writeOutputs(stderr io.Writer, paths, inputs []string, write func(i int, out *output) error) error {
+	for i, path := range paths {
+		out, err := createOutput(path, nil, inputs...)
+		if err != nil {
+			return err
+		}
+		if err := write(i, out); err != nil {
+			out.Abort()
+			return err
+		}
+		if err := out.Commit(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", path)
+	}
+	return nil
+}
+
 // isTerminal reports whether w is a character device (a terminal).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
