@@ -143,9 +143,9 @@ const scoreScale = 1e9
 // Suspect is an object whose JSM_D row changed: its ID, its score (see
 // Scores) and how much its progress changed (see NLR.ProgressChange).
 type Suspect struct {
-	ID       trace.ID
-	Score    float64
-	Progress float64
+	ID       trace.ID `json:"id"`
+	Score    float64  `json:"score"`
+	Progress float64  `json:"progress_change"`
 }
 
 // SuspectShare is the cut of Suspects: an object is suspicious when its
