@@ -46,6 +46,15 @@ func rowBases(n int) []int {
 	return b
 }
 
+// pairAt returns the position of the distance between i and j (i ≠ j, in
+// either order) in a condensed matrix whose rows start at base (rowBases).
+func pairAt(base []int, i, j int) int {
+	if i < j {
+		return base[i] + j
+	}
+	return base[j] + i
+}
+
 // checkCondensed returns the number of observations of d, or an error naming
 // the first entry that is not a finite, non-negative distance.
 func checkCondensed(d []float64) (int, error) {

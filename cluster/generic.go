@@ -17,12 +17,6 @@ func generic(d0 []float64, n int, m Method) ([]Merge, error) {
 	upd := m.update()
 	d := append([]float64(nil), d0...)
 	base := rowBases(n)
-	at := func(i, j int) int {
-		if i < j {
-			return base[i] + j
-		}
-		return base[j] + i
-	}
 	size := make([]int, n)
 	id := make([]int, n)
 	for i := range size {
@@ -57,7 +51,7 @@ func generic(d0 []float64, n int, m Method) ([]Merge, error) {
 		for i := 0; i < n-k; i++ {
 			x, dist = h.min()
 			y = neighbor[x]
-			if y >= 0 && dist == d[at(x, y)] {
+			if y >= 0 && dist == d[pairAt(base, x, y)] {
 				break
 			}
 			y, dist = nearest(x)
@@ -69,23 +63,13 @@ func generic(d0 []float64, n int, m Method) ([]Merge, error) {
 				"(its update went negative under a square root: the distances are far from Euclidean)", m, k, n-1)
 		}
 		h.removeMin()
-		nx, ny := size[x], size[y]
 		a, b := id[x], id[y]
 		if a > b {
 			a, b = b, a
 		}
-		ms[k] = Merge{A: a, B: b, Height: dist, Size: nx + ny}
-		size[x] = 0
-		size[y] = nx + ny
+		ms[k] = Merge{A: a, B: b, Height: dist, Size: size[x] + size[y]}
 		id[y] = n + k
-		for z := 0; z < n; z++ {
-			nz := size[z]
-			if nz == 0 || z == y {
-				continue
-			}
-			zy := at(z, y)
-			d[zy] = upd(d[at(z, x)], d[zy], dist, nx, ny, nz)
-		}
+		upd.merge(d, base, size, x, y, dist)
 		// Clusters below x whose candidate was x now point at the merged
 		// cluster: a guess, checked when they reach the top of the heap.
 		for z := 0; z < x; z++ {

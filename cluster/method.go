@@ -76,6 +76,23 @@ func (m Method) valid() error {
 // of clusters x and y, given dxi, dyi, dxy and the three sizes.
 type update func(dxi, dyi, dxy float64, nx, ny, ni int) float64
 
+// merge joins clusters x and y, at distance dxy, into slot y of a working
+// condensed matrix d (rows at base, see rowBases): every other live cluster
+// i gets its distance to the union, and size[x] becomes 0 (x is gone) and
+// size[y] the union's size. Both linkage algorithms merge this way.
+func (upd update) merge(d []float64, base, size []int, x, y int, dxy float64) {
+	nx, ny := size[x], size[y]
+	size[x] = 0
+	size[y] = nx + ny
+	for i, ni := range size {
+		if ni == 0 || i == y {
+			continue
+		}
+		iy := pairAt(base, i, y)
+		d[iy] = upd(d[pairAt(base, i, x)], d[iy], dxy, nx, ny, ni)
+	}
+}
+
 // The updates are written operation for operation as SciPy evaluates them
 // (C doubles, left to right, integer sums and products of sizes in int), so
 // that ties come out bit for bit the same. Each product is converted

@@ -12,12 +12,6 @@ import "math"
 func nnChain(d0 []float64, n int, upd update) []Merge {
 	d := append([]float64(nil), d0...)
 	base := rowBases(n)
-	at := func(i, j int) int { // condensed position of i ≠ j
-		if i < j {
-			return base[i] + j
-		}
-		return base[j] + i
-	}
 	size := make([]int, n)
 	for i := range size {
 		size[i] = 1
@@ -39,7 +33,7 @@ func nnChain(d0 []float64, n int, upd update) []Merge {
 			x = chain[len(chain)-1]
 			if len(chain) > 1 {
 				y = chain[len(chain)-2]
-				best = d[at(x, y)]
+				best = d[pairAt(base, x, y)]
 			} else {
 				best = math.Inf(1)
 			}
@@ -69,18 +63,8 @@ func nnChain(d0 []float64, n int, upd update) []Merge {
 		if x > y {
 			x, y = y, x
 		}
-		nx, ny := size[x], size[y]
 		ms[k] = Merge{A: x, B: y, Height: best}
-		size[x] = 0
-		size[y] = nx + ny
-		for i := 0; i < n; i++ {
-			ni := size[i]
-			if ni == 0 || i == y {
-				continue
-			}
-			iy := at(i, y)
-			d[iy] = upd(d[at(i, x)], d[iy], best, nx, ny, ni)
-		}
+		upd.merge(d, base, size, x, y, best)
 	}
 	sortAndLabel(ms, n)
 	return ms

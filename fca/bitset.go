@@ -67,14 +67,3 @@ func (s Bitset) IntersectionLen(t Bitset) int {
 
 // Clone returns a copy of s.
 func (s Bitset) Clone() Bitset { return append(Bitset(nil), s...) }
-
-// hash returns a 64-bit hash of the members, for looking sets up in maps.
-func (s Bitset) hash() uint64 {
-	h := uint64(14695981039346656037)
-	for _, w := range s {
-		h ^= w
-		h *= 1099511628211
-		h ^= h >> 29
-	}
-	return h
-}

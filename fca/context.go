@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -67,7 +68,8 @@ func NewContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace.Symb
 			}
 			as[i] = a
 		}
-		c.attrs[o] = sortedInts(as)
+		slices.Sort(as)
+		c.attrs[o] = as
 	}
 	classOf := map[string]int{}
 	var key strings.Builder
@@ -92,16 +94,6 @@ func NewContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace.Symb
 		c.members[k] = append(c.members[k], o)
 	}
 	return c, nil
-}
-
-func sortedInts(s []int) []int {
-	// Insertion sort: attribute lists are short and mostly ordered already.
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s
 }
 
 // Mode returns the attribute mode the context was built with.

@@ -1,14 +1,11 @@
 package fca
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"math/bits"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -70,31 +67,6 @@ func (j *JSM) Dense() *mat.SymDense {
 		}
 	}
 	return mat.NewSymDense(n, data)
-}
-
-// WriteCSV writes the matrix with a header row and a first column of trace
-// IDs; values have up to 6 decimals.
-func (j *JSM) WriteCSV(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString("trace")
-	for _, id := range j.ids {
-		bw.WriteString("," + id.String())
-	}
-	bw.WriteByte('\n')
-	var buf []byte
-	for a, id := range j.ids {
-		bw.WriteString(id.String())
-		for b := range j.ids {
-			buf = strconv.AppendFloat(buf[:0], j.At(a, b), 'f', -1, 64)
-			if len(buf) > 8 {
-				buf = strconv.AppendFloat(buf[:0], j.At(a, b), 'f', 6, 64)
-			}
-			bw.WriteByte(',')
-			bw.Write(buf)
-		}
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
 }
 
 // Similarity returns the JSM of c, read off c's concept lattice, and the

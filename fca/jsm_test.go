@@ -51,12 +51,27 @@ func TestJSMOddEven(t *testing.T) {
 		t.Errorf("sing.actual JSM[0][1] = %v, want 4/6", got)
 	}
 	var b strings.Builder
-	if err := j.WriteCSV(&b); err != nil {
+	if err := WriteCSV(&b, false, JSMPanel("JSM", j)); err != nil {
 		t.Fatal(err)
 	}
 	wantCSV := "trace,0,1,2,3\n0,1,0.666667,0.666667,0.666667\n1,0.666667,1,0.666667,0.666667\n2,0.666667,0.666667,1,0.666667\n3,0.666667,0.666667,0.666667,1\n"
 	if b.String() != wantCSV {
 		t.Errorf("CSV:\n%s\nwant:\n%s", b.String(), wantCSV)
+	}
+	// Two matrices in one table: a first column names each row's matrix.
+	b.Reset()
+	if err := WriteCSV(&b, true, JSMPanel("JSM_normal (run a)", j), JSMPanel("JSM_faulty", j)); err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSuffix(wantCSV, "\n"), "\n")
+	wantNamed := "matrix," + rows[0] + "\n"
+	for _, name := range []string{"JSM_normal", "JSM_faulty"} {
+		for _, r := range rows[1:] {
+			wantNamed += name + "," + r + "\n"
+		}
+	}
+	if b.String() != wantNamed {
+		t.Errorf("named CSV:\n%s\nwant:\n%s", b.String(), wantNamed)
 	}
 }
 
@@ -198,7 +213,7 @@ func TestJSMEmpty(t *testing.T) {
 		t.Errorf("lattice of nothing: %v", err)
 	}
 	var b strings.Builder
-	if err := j.WriteCSV(&b); err != nil || b.String() != "trace\n" {
+	if err := WriteCSV(&b, false, JSMPanel("JSM", j)); err != nil || b.String() != "trace\n" {
 		t.Errorf("CSV of nothing: %q, %v", b.String(), err)
 	}
 	ids := []trace.ID{{Proc: 0, Thread: 0}, {Proc: 1, Thread: 0}, {Proc: 2, Thread: 0}}
@@ -249,7 +264,7 @@ func TestJSMCores(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		j.WriteCSV(&b)
+		WriteCSV(&b, false, JSMPanel("JSM", j))
 		return b.String()
 	}
 	if one, four := csv(1), csv(4); one != four {

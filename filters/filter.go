@@ -93,7 +93,6 @@ func isTerm(s string) bool {
 	return ok
 }
 
-// unwrapSyntax shortens regexp's "error parsing regexp: …" to its reason.
 // unwrapSyntax shortens a regexp error to its reason, on one line: the
 // offending text it quotes may hold control characters.
 func unwrapSyntax(err error) string {

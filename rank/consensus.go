@@ -1,7 +1,6 @@
 package rank
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/difftrace/difftrace/trace"
@@ -11,9 +10,9 @@ import (
 // it was first (had the highest score, ties included) and in how many it was
 // a suspect at all.
 type Vote struct {
-	ID     trace.ID
-	First  int
-	Listed int
+	ID     trace.ID `json:"id"`
+	First  int      `json:"first"`
+	Listed int      `json:"listed"`
 }
 
 // Consensus counts, over all rows, how often each object of level l was
@@ -73,59 +72,4 @@ func Top(votes []Vote) []Vote {
 		out = append(out, v)
 	}
 	return out
-}
-
-// MarshalJSON writes a vote with its ID as text ("5.0").
-func (v Vote) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		ID     string `json:"id"`
-		First  int    `json:"first"`
-		Listed int    `json:"listed"`
-	}{v.ID.String(), v.First, v.Listed})
-}
-
-// MarshalJSON writes a suspect with its ID as text ("5.0").
-func (s Suspect) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		ID       string  `json:"id"`
-		Score    float64 `json:"score"`
-		Progress float64 `json:"progress_change"`
-	}{s.ID.String(), s.Score, s.Progress})
-}
-
-// UnmarshalJSON reads a vote as MarshalJSON writes it.
-func (v *Vote) UnmarshalJSON(b []byte) error {
-	var j struct {
-		ID     string `json:"id"`
-		First  int    `json:"first"`
-		Listed int    `json:"listed"`
-	}
-	if err := json.Unmarshal(b, &j); err != nil {
-		return err
-	}
-	id, err := trace.ParseID(j.ID)
-	if err != nil {
-		return err
-	}
-	*v = Vote{ID: id, First: j.First, Listed: j.Listed}
-	return nil
-}
-
-// UnmarshalJSON reads a suspect as MarshalJSON writes it, so a saved ranking
-// (the session of the rank command) can be read back.
-func (s *Suspect) UnmarshalJSON(b []byte) error {
-	var j struct {
-		ID       string  `json:"id"`
-		Score    float64 `json:"score"`
-		Progress float64 `json:"progress_change"`
-	}
-	if err := json.Unmarshal(b, &j); err != nil {
-		return err
-	}
-	id, err := trace.ParseID(j.ID)
-	if err != nil {
-		return err
-	}
-	*s = Suspect{ID: id, Score: j.Score, Progress: j.Progress}
-	return nil
 }

@@ -29,6 +29,19 @@ func TestRankingJSONRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(back, rk) {
 		t.Errorf("read back\n%+v\nwant\n%+v", back, rk)
 	}
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{rk.Rows[0].Threads[0], `{"id":"6.4","score":0.25,"progress_change":0.5}`},
+		{rk.Rows[0].Processes[0], `{"id":"6","score":0.125,"progress_change":0}`},
+		{rk.ThreadVotes[0], `{"id":"6.4","first":1,"listed":1}`},
+		{rk.ProcessVotes[0], `{"id":"6","first":1,"listed":1}`},
+	} {
+		if b, err := json.Marshal(c.v); err != nil || string(b) != c.want {
+			t.Errorf("%+v written as %s (%v), want %s", c.v, b, err, c.want)
+		}
+	}
 	var s Suspect
 	if err := json.Unmarshal([]byte(`{"id":"x.1"}`), &s); err == nil {
 		t.Error("a suspect with a bad ID was read")

@@ -46,6 +46,22 @@ func (c *Comparison) Objects(l Level) []trace.ID {
 	return append([]trace.ID(nil), c.IDs...)
 }
 
+// objectsOf returns the objects of level l (Objects) and, for each trace of
+// the comparison (IDs), the index of the object it belongs to: itself at
+// thread level, its process at process level.
+func (c *Comparison) objectsOf(l Level) (objs []trace.ID, of []int) {
+	objs = c.Objects(l)
+	of = make([]int, len(c.IDs))
+	o := 0
+	for i, id := range c.IDs {
+		for objs[o] != id && objs[o] != id.Process() {
+			o++
+		}
+		of[i] = o
+	}
+	return objs, of
+}
+
 // Context returns the formal context of run r at level l under mode m, over
 // the objects of the whole comparison (Objects), so the contexts of both runs
 // have the same rows: a trace or process missing from run r has no
@@ -77,16 +93,14 @@ func (n *NLR) processContext(tc *fca.Context) (*fca.Context, error) {
 	// sequence for process P lists the union of its threads' attributes.
 	// Under sing.noFreq each entry is exactly one attribute, so the process
 	// context has those sets and the thread level's attribute names.
-	procs := c.Processes()
+	procs, of := c.objectsOf(Processes)
 	pseqs := make([]nlr.Sequence, len(procs))
-	p := -1
 	var seen []bool
-	for o, id := range c.IDs {
-		if p < 0 || procs[p] != id.Process() {
-			p++
+	for i, p := range of {
+		if i == 0 || p != of[i-1] {
 			seen = make([]bool, tc.NumAttrs())
 		}
-		for _, a := range tc.Attrs(o) {
+		for _, a := range tc.Attrs(i) {
 			if !seen[a] {
 				seen[a] = true
 				pseqs[p] = append(pseqs[p], nlr.Element{Loop: nlr.NoLoop, Sym: trace.Symbol(a + 1)})

@@ -143,9 +143,9 @@ const scoreScale = 1e9
 // Suspect is an object whose JSM_D row changed: its ID, its score (see
 // Scores) and how much its progress changed (see NLR.ProgressChange).
 type Suspect struct {
-	ID       trace.ID
-	Score    float64
-	Progress float64
+	ID       trace.ID `json:"id"`
+	Score    float64  `json:"score"`
+	Progress float64  `json:"progress_change"`
 }
 
 // SuspectShare is the cut of Suspects: an object is suspicious when its
@@ -204,17 +204,9 @@ func Suspects(ids []trace.ID, scores, progress []float64) []Suspect {
 // between the normal and the faulty run (for a process, the NLR of any of
 // its threads). With one run every object counts as changed.
 func (n *NLR) Changed(l Level) []bool {
-	objs := n.c.Objects(l)
+	objs, of := n.c.objectsOf(l)
 	out := make([]bool, len(objs))
-	o := 0
-	for i, id := range n.c.IDs {
-		if l == Processes {
-			for objs[o] != id.Process() {
-				o++
-			}
-		} else {
-			o = i
-		}
+	for i, o := range of {
 		if len(n.c.Runs) < 2 || !slices.Equal(n.Seqs[0][i], n.Seqs[1][i]) {
 			out[o] = true
 		}
@@ -235,21 +227,13 @@ func cmpDesc(a, b float64) int {
 // |I_f − I_n| / max(I_n, I_f), from 0 (the same) to 1 (no loop ran in one
 // of the runs), rounded like scores. With one run it is all zeros.
 func (n *NLR) ProgressChange(l Level) []float64 {
-	objs := n.c.Objects(l)
+	objs, of := n.c.objectsOf(l)
 	out := make([]float64, len(objs))
 	if len(n.c.Runs) < 2 {
 		return out
 	}
 	iters := make([][2]float64, len(objs))
-	o := 0
-	for i, id := range n.c.IDs {
-		if l == Processes {
-			for objs[o] != id.Process() {
-				o++
-			}
-		} else {
-			o = i
-		}
+	for i, o := range of {
 		for r := range 2 {
 			iters[o][r] += float64(n.Table.Iterations(n.Seqs[r][i]))
 		}

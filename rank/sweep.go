@@ -194,7 +194,6 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 
 	for j, a := range results {
 		n, m := nlrs[j/len(g.Modes)], g.Modes[j%len(g.Modes)]
-		rk.Notes = append(rk.Notes, a.notices...)
 		for l, link := range g.Linkages {
 			rk.Rows = append(rk.Rows, Row{
 				Filter: n.Filter.Name(), K: n.K, Attrs: m.String(), Linkage: link.String(),
@@ -237,8 +236,7 @@ func topScore(r Row) float64 {
 
 // analysis is what one (filter, K, mode) gives at each level.
 type analysis struct {
-	level   [2]levelResult
-	notices []string
+	level [2]levelResult
 }
 
 type levelResult struct {
@@ -249,75 +247,77 @@ type levelResult struct {
 
 // analyze compares both runs under one (filter, K, mode) at thread and at
 // process level: JSMs, JSM_D, suspects, and per linkage both dendrograms
-// and their B-score.
+// and their B-score. (The JSMs come from bitsets, so there is no lattice
+// notice to report.)
 func (c *Comparison) analyze(n *NLR, m fca.Mode, links []cluster.Method) (analysis, error) {
 	var a analysis
-	var threadCtx []*fca.Context
-	for _, l := range []Level{Threads, Processes} {
-		if l == Processes && c.singleThreaded() {
-			// One thread per process in both runs: the process level has
-			// the same attribute sets, so the same results.
-			t := a.level[Threads]
-			p := levelResult{clusters: t.clusters, bscores: t.bscores}
-			for _, s := range t.suspects {
-				p.suspects = append(p.suspects, Suspect{ID: s.ID.Process(), Score: s.Score, Progress: s.Progress})
-			}
-			a.level[Processes] = p
-			continue
-		}
-		var s *Similarity
-		var err error
-		if l == Threads {
-			s, err = n.similarity(m, l, false)
-			if s != nil {
-				threadCtx = s.Ctx
-			}
-		} else {
-			// The process contexts merge the thread contexts just built.
-			ctxs := make([]*fca.Context, len(threadCtx))
-			for r, tc := range threadCtx {
-				if ctxs[r], err = n.processContext(tc); err != nil {
-					break
-				}
-			}
-			if err == nil {
-				s, err = n.similarityOf(l, ctxs, false)
-			}
-		}
-		if err != nil {
-			return a, fmt.Errorf("filter %s, K = %d, %s, %s level: %v", n.Filter.Name(), n.K, m, l, err)
-		}
-		a.notices = append(a.notices, s.Notices...)
-		// A trace whose NLR is the same in both runs is not where the bug
-		// acted, however far its similarity to the others moved (in a
-		// deadlock, the one rank that finished all its phases stands out
-		// because everybody else changed): it cannot be a suspect.
-		scores := s.Scores()
-		for i, changed := range n.Changed(l) {
-			if !changed {
-				scores[i] = 0
-			}
-		}
-		res := levelResult{suspects: Suspects(s.IDs, scores, n.ProgressChange(l)), clusters: Clusters(s)}
-		dn, df := s.Distances(Normal), s.Distances(Faulty)
-		for _, link := range links {
-			zn, err := cluster.Linkage(dn, link)
-			if err != nil {
-				return a, err
-			}
-			zf, err := cluster.Linkage(df, link)
-			if err != nil {
-				return a, err
-			}
-			b, err := cluster.BScore(zn, zf, res.clusters)
-			if err != nil {
-				return a, err
-			}
-			res.bscores = append(res.bscores, b)
-		}
-		a.level[l] = res
+	fail := func(l Level, err error) (analysis, error) {
+		return a, fmt.Errorf("filter %s, K = %d, %s, %s level: %v", n.Filter.Name(), n.K, m, l, err)
 	}
-	return a, nil
+	ts, err := n.similarity(m, Threads, false)
+	if err != nil {
+		return fail(Threads, err)
+	}
+	if a.level[Threads], err = n.result(ts, links); err != nil {
+		return a, err
+	}
+	if c.singleThreaded() {
+		// One thread per process in both runs: the process level has the
+		// same attribute sets, so the same results.
+		t := a.level[Threads]
+		p := levelResult{clusters: t.clusters, bscores: t.bscores}
+		for _, s := range t.suspects {
+			p.suspects = append(p.suspects, Suspect{ID: s.ID.Process(), Score: s.Score, Progress: s.Progress})
+		}
+		a.level[Processes] = p
+		return a, nil
+	}
+	// The process contexts merge the thread contexts just built.
+	ctxs := make([]*fca.Context, len(ts.Ctx))
+	for r, tc := range ts.Ctx {
+		if ctxs[r], err = n.processContext(tc); err != nil {
+			return fail(Processes, err)
+		}
+	}
+	ps, err := n.similarityOf(Processes, ctxs, false)
+	if err != nil {
+		return fail(Processes, err)
+	}
+	a.level[Processes], err = n.result(ps, links)
+	return a, err
+}
+
+// result scores the objects of s and, per linkage, clusters both runs and
+// computes their B-score.
+func (n *NLR) result(s *Similarity, links []cluster.Method) (levelResult, error) {
+	// A trace whose NLR is the same in both runs is not where the bug
+	// acted, however far its similarity to the others moved (in a
+	// deadlock, the one rank that finished all its phases stands out
+	// because everybody else changed): it cannot be a suspect.
+	scores := s.Scores()
+	for i, changed := range n.Changed(s.Level) {
+		if !changed {
+			scores[i] = 0
+		}
+	}
+	res := levelResult{suspects: Suspects(s.IDs, scores, n.ProgressChange(s.Level)), clusters: Clusters(s)}
+	dn, df := s.Distances(Normal), s.Distances(Faulty)
+	for _, link := range links {
+		zn, err := cluster.Linkage(dn, link)
+		if err != nil {
+			return res, err
+		}
+		zf, err := cluster.Linkage(df, link)
+		if err != nil {
+			return res, err
+		}
+		b, err := cluster.BScore(zn, zf, res.clusters)
+		if err != nil {
+			return res, err
+		}
+		res.bscores = append(res.bscores, b)
+	}
+	return res, nil
 }
 
 // Clusters returns the k of the B-score B_k for s: the number of distinct

@@ -68,3 +68,17 @@ func ParseID(s string) (ID, error) {
 	}
 	return ID{Proc: proc, Thread: thread}, nil
 }
+
+// MarshalText writes the ID as String does ("5.0", or "5" for a process), so
+// an ID is text in JSON and other text encodings.
+func (id ID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText reads an ID as ParseID does.
+func (id *ID) UnmarshalText(b []byte) error {
+	v, err := ParseID(string(b))
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -93,7 +92,9 @@ func writeJSM(out *output, path, ext string, panels []fca.Panel) error {
 			return fmt.Errorf("drawing %s: %v", path, err)
 		}
 	default:
-		writeMatricesCSV(out, panels, len(panels) > 1)
+		if err := fca.WriteCSV(out, len(panels) > 1, panels...); err != nil {
+			return fmt.Errorf("writing %s: %v", path, err)
+		}
 	}
 	return nil
 }
@@ -111,43 +112,6 @@ func jsmPanels(sim *rank.Similarity) []fca.Panel {
 		fca.JSMPanel("JSM_normal", sim.JSM[rank.Normal]),
 		fca.JSMPanel("JSM_faulty", sim.JSM[rank.Faulty]),
 		d,
-	}
-}
-
-func formatValue(v float64) string {
-	s := strconv.FormatFloat(v, 'f', -1, 64)
-	if len(s) > 8 {
-		s = strconv.FormatFloat(v, 'f', 6, 64)
-	}
-	return s
-}
-
-// writeMatricesCSV writes the panels' matrices as CSV: a header of trace
-// IDs, then one row per trace; with named set, a first column names the
-// matrix of each row.
-func writeMatricesCSV(out *output, panels []fca.Panel, named bool) {
-	for pi, p := range panels {
-		if pi == 0 {
-			if named {
-				out.WriteString("matrix,")
-			}
-			out.WriteString("trace")
-			for _, l := range p.Labels {
-				out.WriteString("," + l)
-			}
-			out.WriteByte('\n')
-		}
-		name := strings.Fields(p.Title)[0]
-		for a, l := range p.Labels {
-			if named {
-				out.WriteString(name + ",")
-			}
-			out.WriteString(l)
-			for b := range p.Labels {
-				out.WriteString("," + formatValue(p.M.At(a, b)))
-			}
-			out.WriteByte('\n')
-		}
 	}
 }
 
