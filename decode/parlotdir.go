@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -232,7 +233,7 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 	}
 	// Function tables: read in parallel, identical contents parsed once.
 	raws := make([][]byte, len(procs))
-	err := parallel(len(procs), r.opts.Workers, func(i int) error {
+	err := parallel.For(len(procs), r.opts.Workers, func(i int) error {
 		path := procs[i].Info
 		if _, err := regularFile(path); err != nil {
 			return err

@@ -10,9 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -364,7 +363,7 @@ func (r *Run) Stream(id trace.ID, fn func(chunk []trace.Symbol) error) error {
 // traces start, and the error returned is that of the failing trace with the
 // lowest index, so errors are deterministic too.
 func (r *Run) ForEach(ids []trace.ID, fn func(i int, id trace.ID) error) error {
-	return parallel(len(ids), r.opts.Workers, func(i int) error {
+	return parallel.For(len(ids), r.opts.Workers, func(i int) error {
 		err := fn(i, ids[i])
 		if r.opts.Progress != nil {
 			r.opts.Progress()
@@ -391,50 +390,4 @@ func (r *Run) Load(ids []trace.ID) ([]trace.Trace, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// parallel runs fn(0…n-1) on up to workers goroutines. Indexes are handed
-// out in increasing order; once one fails, no higher index starts, and the
-// lowest failing index's error is returned (every lower index has started
-// and is waited for), so the result does not depend on timing.
-func parallel(n, workers int, fn func(i int) error) error {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, n)
-	var (
-		next   atomic.Int64
-		failed atomic.Int64 // lowest failing index + 1, 0 while none
-		mu     sync.Mutex
-		errs   = map[int]error{}
-		wg     sync.WaitGroup
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if f := failed.Load(); f != 0 && int64(i) >= f-1 {
-					return
-				}
-				if err := fn(i); err != nil {
-					mu.Lock()
-					errs[i] = err
-					if f := failed.Load(); f == 0 || int64(i) < f-1 {
-						failed.Store(int64(i) + 1)
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if f := failed.Load(); f != 0 {
-		return errs[int(f-1)]
-	}
-	return nil
 }

@@ -371,25 +371,6 @@ func TestKilledThreadStats(t *testing.T) {
 	}
 }
 
-// TestForEachErrorIsDeterministic: whatever the scheduling, the error of the
-// lowest failing index is returned.
-func TestForEachErrorIsDeterministic(t *testing.T) {
-	for range 50 {
-		err := parallel(100, 4, func(i int) error {
-			if i%7 == 3 {
-				return fmt.Errorf("e%d", i)
-			}
-			return nil
-		})
-		if err == nil || err.Error() != "e3" {
-			t.Fatalf("got %v, want e3", err)
-		}
-	}
-	if err := parallel(0, 4, func(int) error { return errors.New("x") }); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Bad input: each error names the file and the place, says what to do, is
 // one line.
 func TestOpenErrors(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -200,7 +201,7 @@ func openUftraceRun(r *Run, d *dirListing) error {
 	}
 	// Pass 1, in parallel: each thread's distinct entry addresses, in order
 	// of first appearance.
-	err := parallel(len(jobs), r.opts.Workers, func(i int) error {
+	err := parallel.For(len(jobs), r.opts.Workers, func(i int) error {
 		j := jobs[i]
 		s, err := scanUftraceThread(j.up.rec, j.task)
 		j.scan = s

@@ -2,11 +2,9 @@ package nlr
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
+	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -74,7 +72,7 @@ func Recognize(inputs []Input, k, workers int) ([]Sequence, *Table, error) {
 		return nil, nil, err
 	}
 	ds := make([]Discovered, len(inputs))
-	parallel(len(inputs), workers, func(i int) {
+	parallel.Each(len(inputs), workers, func(i int) {
 		d, _ := NewDiscoverer(k)
 		d.Push(inputs[i].Symbols)
 		ds[i] = Discovered{Run: inputs[i].Run, ID: inputs[i].ID, D: d}
@@ -127,7 +125,7 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 		k = ds[0].D.r.k
 	}
 	ends := endsOf(shared)
-	parallel(len(ds), workers, func(i int) {
+	parallel.Each(len(ds), workers, func(i int) {
 		d := ds[i].D
 		st := d.r.stack
 		for p, key := range st {
@@ -156,7 +154,7 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 	// Translate every stack to pooled IDs and list the loops it mentions
 	// in order of first appearance.
 	firsts := make([][]int32, len(ds))
-	parallel(len(ds), workers, func(i int) {
+	parallel.Each(len(ds), workers, func(i int) {
 		st, m := r2[i].stack, maps[i]
 		seen := map[int32]bool{}
 		for p, key := range st {
@@ -212,7 +210,7 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 	}
 	t.countInner()
 	seqs := make([]Sequence, len(ds))
-	parallel(len(ds), workers, func(i int) {
+	parallel.Each(len(ds), workers, func(i int) {
 		seqs[i] = toSequence(r2[i].stack, final)
 		r2[i] = nil
 	})
@@ -271,33 +269,4 @@ func toSequence(keys []uint64, final []int32) Sequence {
 		}
 	}
 	return s
-}
-
-// parallel calls fn(0) … fn(n-1) on up to workers goroutines (≤ 0: one per
-// CPU).
-func parallel(n, workers int, fn func(i int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, n)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/difftrace/difftrace/cluster"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -181,7 +182,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 	jobs := len(nlrs) * len(g.Modes)
 	results := make([]analysis, jobs)
 	c.begin("analysing combinations", jobs)
-	err = parallel(jobs, c.opts.Workers, func(j int) error {
+	err = parallel.For(jobs, c.opts.Workers, func(j int) error {
 		var err error
 		results[j], err = c.analyze(nlrs[j/len(g.Modes)], g.Modes[j%len(g.Modes)], g.Linkages)
 		c.step()
