@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+
+	"github.com/difftrace/difftrace/internal/testenv"
 )
 
 // golden is testdata/golden.json, written by testdata/gen_golden.py with SciPy.
@@ -193,7 +195,7 @@ func TestGoldenUpToDate(t *testing.T) {
 	}
 	const python = "/usr/bin/python3"
 	if err := exec.Command(python, "-c", "import scipy").Run(); err != nil {
-		if os.Getenv("CI") != "" {
+		if testenv.InCI() {
 			t.Fatalf("%s with SciPy is needed (apt-get install python3-scipy): %v", python, err)
 		}
 		t.Skipf("SKIPPED: %s has no SciPy (apt-get install python3-scipy); golden.json not regenerated", python)

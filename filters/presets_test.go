@@ -2,12 +2,12 @@ package filters
 
 import (
 	"debug/elf"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/internal/testenv"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -243,7 +243,7 @@ func libPath(t *testing.T, lib string) string {
 			return m[0]
 		}
 	}
-	if os.Getenv("CI") != "" {
+	if testenv.InCI() {
 		t.Fatalf("%s not found: CI must install it (libopenmpi-dev, gcc)", lib)
 	}
 	t.Skipf("SKIPPING: %s not found on this machine; install libopenmpi-dev and gcc to check the presets against it", lib)

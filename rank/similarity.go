@@ -207,7 +207,7 @@ func (n *NLR) Changed(l Level) []bool {
 	objs, of := n.c.objectsOf(l)
 	out := make([]bool, len(objs))
 	for i, o := range of {
-		if len(n.c.Runs) < 2 || !slices.Equal(n.Seqs[0][i], n.Seqs[1][i]) {
+		if len(n.c.Runs) < 2 || !n.Seqs[0][i].Equal(n.Seqs[1][i]) {
 			out[o] = true
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/testenv"
 )
 
 // These tests record the example programs for real: Open MPI launches the
@@ -34,14 +35,7 @@ var (
 // missing, and builds the example programs.
 func needE2E(t *testing.T) {
 	t.Helper()
-	for _, tool := range []string{"mpicc", "mpirun", "uftrace", "eu-stack", "make", "gcc", "strip"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed: CI must install it (.ci/run)", tool)
-			}
-			t.Skipf("SKIPPING: %s is not installed; this test records real MPI runs", tool)
-		}
-	}
+	testenv.Tools(t, "this test records real MPI runs", "mpicc", "mpirun", "uftrace", "eu-stack", "make", "gcc", "strip")
 	examplesOnce.Do(func() {
 		examplesDir = filepath.Dir(difftraceBin)
 		if out, err := exec.Command("make", "-s", "-C", "../../examples", "O="+examplesDir).CombinedOutput(); err != nil {
