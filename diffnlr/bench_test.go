@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/nlr"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkDiff100k100Edits(b *testing.B) { benchmarkDiff(b, 100) }
 func BenchmarkDiff100k1kEdits(b *testing.B)  { benchmarkDiff(b, 1_000) }
 func BenchmarkDiff100k5kEdits(b *testing.B)  { benchmarkDiff(b, 5_000) }
 
-func benchmarkRender(b *testing.B, f Format, abridge Abridge) {
+func benchmarkRender(b *testing.B, f draw.Format, abridge Abridge) {
 	normal, faulty := benchPair(1_000)
 	blocks, err := Diff(normal, faulty)
 	if err != nil {
@@ -53,11 +54,15 @@ func benchmarkRender(b *testing.B, f Format, abridge Abridge) {
 
 // The diff of two 100,000-element traces with 1,000 edits (≈ 950 changes),
 // abridged by default (20 changes shown) or to 100 changes.
-func BenchmarkRenderLongSVG(b *testing.B)           { benchmarkRender(b, SVG, Abridge{}) }
-func BenchmarkRenderLongPNG(b *testing.B)           { benchmarkRender(b, PNG, Abridge{}) }
-func BenchmarkRenderLongDOT(b *testing.B)           { benchmarkRender(b, DOT, Abridge{}) }
-func BenchmarkRenderLong100ChangesSVG(b *testing.B) { benchmarkRender(b, SVG, Abridge{Changes: 100}) }
-func BenchmarkRenderLong100ChangesPNG(b *testing.B) { benchmarkRender(b, PNG, Abridge{Changes: 100}) }
+func BenchmarkRenderLongSVG(b *testing.B) { benchmarkRender(b, draw.SVG, Abridge{}) }
+func BenchmarkRenderLongPNG(b *testing.B) { benchmarkRender(b, draw.PNG, Abridge{}) }
+func BenchmarkRenderLongDOT(b *testing.B) { benchmarkRender(b, draw.DOT, Abridge{}) }
+func BenchmarkRenderLong100ChangesSVG(b *testing.B) {
+	benchmarkRender(b, draw.SVG, Abridge{Changes: 100})
+}
+func BenchmarkRenderLong100ChangesPNG(b *testing.B) {
+	benchmarkRender(b, draw.PNG, Abridge{Changes: 100})
+}
 
 func BenchmarkWriteTextLong(b *testing.B) {
 	normal, faulty := benchPair(1_000)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goccy/go-graphviz"
 
+	"github.com/difftrace/difftrace/draw"
 	drawgv "github.com/difftrace/difftrace/draw/graphviz"
 )
 
@@ -82,7 +83,7 @@ func parseDOTLocked(t *testing.T, src []byte) parsedDOT {
 func dotOf(t *testing.T, p *Picture) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := p.Render(&b, DOT); err != nil {
+	if err := p.Render(&b, draw.DOT); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -57,7 +58,7 @@ func FuzzDiff(f *testing.F) {
 		if got := strings.Count(text.String(), "trace ends here"); got != wantMark {
 			t.Fatalf("end marked %d times, want %d:\n%s", got, wantMark, text.String())
 		}
-		if err := p.Render(io.Discard, DOT); err != nil {
+		if err := p.Render(io.Discard, draw.DOT); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -4,34 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/difftrace/difftrace/draw"
 )
-
-// Format is an output format of Picture.Render.
-type Format string
-
-const (
-	SVG Format = "svg"
-	PNG Format = "png"
-	DOT Format = "dot" // the DOT source before layout, to edit and draw again with any Graphviz
-)
-
-// FormatOf picks the output format from a file name's extension: .svg, .png,
-// or .dot (also .gv).
-func FormatOf(path string) (Format, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".svg":
-		return SVG, nil
-	case ".png":
-		return PNG, nil
-	case ".dot", ".gv":
-		return DOT, nil
-	}
-	return "", fmt.Errorf("diffnlr: cannot tell the picture format of %q: name it *.svg, *.png or *.dot", path)
-}
 
 // PNG size limits. A picture is drawn at pngDPI; a tall one gets fewer dots
 // per inch (down to minDPI) so that neither side exceeds maxPixels, and
@@ -46,16 +22,16 @@ const (
 // Render draws the picture in format f to w. SVG and PNG are laid out by
 // Graphviz's dot (see package draw: in this process when draw/graphviz is
 // linked, else by the difftrace-draw helper); DOT is the source it lays out.
-func (p *Picture) Render(w io.Writer, f Format) error {
+func (p *Picture) Render(w io.Writer, f draw.Format) error {
 	g := p.graph()
-	if f == DOT {
+	if f == draw.DOT {
 		_, err := w.Write(g.dot(nil))
 		return err
 	}
 	var extra []string
 	switch f {
-	case SVG:
-	case PNG:
+	case draw.SVG:
+	case draw.PNG:
 		// Rough size of the drawing in inches: rows of boxes, three columns.
 		hi := 1.2 + 0.2*float64(len(p.Legend)) + 0.62*float64(g.ranks)
 		wi := 3 * (0.5 + 0.1*float64(g.wide))

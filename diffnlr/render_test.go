@@ -3,6 +3,7 @@ package diffnlr
 import (
 	"bytes"
 	"encoding/xml"
+	"github.com/difftrace/difftrace/draw"
 	"image/color"
 	"image/png"
 	"io"
@@ -18,7 +19,7 @@ func swapPicture(t testing.TB) *Picture {
 	return &Picture{Blocks: blocks, Title: "diffNLR(5): normal vs faulty", Label: testLabel, Legend: oddevenLegend}
 }
 
-func render(t *testing.T, p *Picture, f Format) []byte {
+func render(t *testing.T, p *Picture, f draw.Format) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := p.Render(&b, f); err != nil {
@@ -29,7 +30,7 @@ func render(t *testing.T, p *Picture, f Format) []byte {
 
 // The SVG is well-formed XML with an <svg> root, and shows every label.
 func TestRenderSVG(t *testing.T) {
-	svg := render(t, swapPicture(t), SVG)
+	svg := render(t, swapPicture(t), draw.SVG)
 	d := xml.NewDecoder(bytes.NewReader(svg))
 	root := ""
 	var texts []string
@@ -76,7 +77,7 @@ func TestRenderSVG(t *testing.T) {
 // The PNG decodes, has a sensible size, and shows boxes filled in the three
 // colours, their borders and the edges between them.
 func TestRenderPNG(t *testing.T) {
-	data := render(t, swapPicture(t), PNG)
+	data := render(t, swapPicture(t), draw.PNG)
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("PNG does not decode: %v", err)
@@ -159,7 +160,7 @@ func hex(s string) color.RGBA {
 
 // The same picture twice gives the same bytes, in every format.
 func TestRenderDeterministic(t *testing.T) {
-	for _, f := range []Format{SVG, PNG, DOT} {
+	for _, f := range []draw.Format{draw.SVG, draw.PNG, draw.DOT} {
 		a := render(t, swapPicture(t), f)
 		b := render(t, swapPicture(t), f)
 		if !bytes.Equal(a, b) {
@@ -177,7 +178,7 @@ func TestRenderPNGTall(t *testing.T) {
 		faulty = append(faulty, faulty...)
 	}
 	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Abridge: Abridge{Context: 3, Changes: 36}}
-	img, err := png.Decode(bytes.NewReader(render(t, p, PNG)))
+	img, err := png.Decode(bytes.NewReader(render(t, p, draw.PNG)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,20 +189,9 @@ func TestRenderPNGTall(t *testing.T) {
 	}
 }
 
-func TestFormatOf(t *testing.T) {
-	for path, want := range map[string]Format{
-		"a.svg": SVG, "dir/b.SVG": SVG, "c.png": PNG, "d.dot": DOT, "e.gv": DOT,
-	} {
-		if got, err := FormatOf(path); err != nil || got != want {
-			t.Errorf("FormatOf(%q) = %q, %v; want %q", path, got, err, want)
-		}
-	}
-	for _, path := range []string{"x.jpg", "noext", "svg"} {
-		if _, err := FormatOf(path); err == nil || !strings.Contains(err.Error(), path) {
-			t.Errorf("FormatOf(%q): err = %v, want one naming the file", path, err)
-		}
-	}
-	if err := swapPicture(t).Render(io.Discard, Format("pdf")); err == nil {
+// TestRenderUnknownFormat: a format Render does not draw is an error.
+func TestRenderUnknownFormat(t *testing.T) {
+	if err := swapPicture(t).Render(io.Discard, draw.Format("pdf")); err == nil {
 		t.Error("Render accepted format pdf")
 	}
 }
@@ -209,11 +199,11 @@ func TestFormatOf(t *testing.T) {
 // An empty diff still draws: a title and a note that both traces are empty.
 func TestRenderEmpty(t *testing.T) {
 	p := &Picture{Label: testLabel}
-	svg := render(t, p, SVG)
+	svg := render(t, p, draw.SVG)
 	if !bytes.Contains(svg, []byte("both traces are empty")) {
 		t.Error("empty picture does not say the traces are empty")
 	}
-	if _, err := png.Decode(bytes.NewReader(render(t, p, PNG))); err != nil {
+	if _, err := png.Decode(bytes.NewReader(render(t, p, draw.PNG))); err != nil {
 		t.Error(err)
 	}
 }
@@ -221,14 +211,14 @@ func TestRenderEmpty(t *testing.T) {
 // Renders from several goroutines take turns on the one Graphviz instance
 // and all give the same picture.
 func TestRenderConcurrent(t *testing.T) {
-	want := render(t, swapPicture(t), SVG)
+	want := render(t, swapPicture(t), draw.SVG)
 	errs := make(chan error, 4)
 	outs := make(chan []byte, 4)
 	for range 4 {
 		p := swapPicture(t) // here: t.Fatal must not run on another goroutine
 		go func() {
 			var b bytes.Buffer
-			errs <- p.Render(&b, SVG)
+			errs <- p.Render(&b, draw.SVG)
 			outs <- b.Bytes()
 		}()
 	}

@@ -2,6 +2,7 @@ package diffnlr
 
 import (
 	"encoding/xml"
+	"github.com/difftrace/difftrace/draw"
 	"strings"
 	"testing"
 )
@@ -129,7 +130,7 @@ func TestSectionsDOT(t *testing.T) {
 		t.Errorf("summary: %s", got.label)
 	}
 	// And it draws.
-	svg := render(t, p, SVG)
+	svg := render(t, p, draw.SVG)
 	if err := xml.Unmarshal(svg, new(struct{})); err != nil {
 		t.Fatalf("SVG does not parse: %v", err)
 	}

@@ -33,10 +33,25 @@ type Format string
 const (
 	SVG Format = "svg"
 	PNG Format = "png"
+	DOT Format = "dot" // the Graphviz source itself: written as is, never rendered
 )
 
-// Valid reports whether f is a format Render knows.
+// Valid reports whether f is a format Render draws (SVG or PNG).
 func (f Format) Valid() bool { return f == SVG || f == PNG }
+
+// FormatOf returns the picture format named by a file name's extension:
+// .svg, .png, or .dot (also .gv).
+func FormatOf(path string) (Format, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
+		return SVG, nil
+	case ".png":
+		return PNG, nil
+	case ".dot", ".gv":
+		return DOT, nil
+	}
+	return "", fmt.Errorf("%s: unknown picture format %q; name it *.svg, *.png or *.dot", path, filepath.Ext(path))
+}
 
 // MaxPixels bounds both sides of a PNG picture: a larger one is scaled down
 // to fit. Callers size their graphs (dpi, size) to stay within it.

@@ -74,3 +74,24 @@ func TestHelperMissing(t *testing.T) {
 		t.Errorf("error %v, want how to install the helper", err)
 	}
 }
+
+// TestFormatOf: the extension names the format, in any case; anything else
+// is an error naming the file and the choices.
+func TestFormatOf(t *testing.T) {
+	for path, want := range map[string]Format{
+		"a.svg": SVG, "dir/b.SVG": SVG, "c.png": PNG, "b.PNG": PNG, "d.dot": DOT, "e.gv": DOT,
+	} {
+		if got, err := FormatOf(path); err != nil || got != want {
+			t.Errorf("FormatOf(%q) = %q, %v; want %q", path, got, err, want)
+		}
+	}
+	for _, path := range []string{"x.jpg", "x.jpeg", "noext", "svg"} {
+		_, err := FormatOf(path)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "*.svg, *.png or *.dot") {
+			t.Errorf("FormatOf(%q): err = %v, want one naming the file and the formats", path, err)
+		}
+	}
+	if DOT.Valid() {
+		t.Error("DOT is rendered: it is the source, written as is")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -170,7 +171,7 @@ func BenchmarkWriteLattice(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, f := range []Format{SVG, PNG} {
+		for _, f := range []draw.Format{draw.SVG, draw.PNG} {
 			b.Run(fmt.Sprintf("n1024/%s/%s", tc.name, f), func(b *testing.B) {
 				var size int
 				for b.Loop() {

@@ -32,7 +32,7 @@ const (
 // attribute set it is (yellow, its reduced extent). Concepts with neither
 // are dots. DOT is the Graphviz source; SVG and PNG are laid out and drawn
 // by Graphviz (go-graphviz, through package draw).
-func WriteLattice(w io.Writer, f Format, c *Context, l *Lattice) error {
+func WriteLattice(w io.Writer, f draw.Format, c *Context, l *Lattice) error {
 	if l.Objects() != c.NumClasses() {
 		return fmt.Errorf("lattice picture: the lattice has %d objects but the context has %d classes; build it with BuildLattice", l.Objects(), c.NumClasses())
 	}
@@ -41,13 +41,13 @@ func WriteLattice(w io.Writer, f Format, c *Context, l *Lattice) error {
 	}
 	var dot bytes.Buffer
 	switch f {
-	case DOT:
+	case draw.DOT:
 		writeLatticeDOT(&dot, c, l, "")
 		_, err := w.Write(dot.Bytes())
 		return err
-	case SVG:
+	case draw.SVG:
 		writeLatticeDOT(&dot, c, l, "")
-	case PNG:
+	case draw.PNG:
 		writeLatticeDOT(&dot, c, l, fmt.Sprintf(", dpi=%d", latticeDPI))
 	default:
 		return fmt.Errorf("lattice picture: format %q; want dot, svg or png", f)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 
+	picture "github.com/difftrace/difftrace/draw"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -57,7 +58,7 @@ const (
 // runs: JSM_normal, JSM_faulty and JSM_D). Row 0 is at the top; small
 // matrices show their values in the cells. legend names the scale ("" means
 // "Jaccard similarity"). Format is PNG or SVG.
-func WriteHeatmap(w io.Writer, f Format, legend string, panels ...Panel) error {
+func WriteHeatmap(w io.Writer, f picture.Format, legend string, panels ...Panel) error {
 	if legend == "" {
 		legend = "Jaccard similarity"
 	}
@@ -100,9 +101,9 @@ func WriteHeatmap(w io.Writer, f Format, legend string, panels ...Panel) error {
 
 	var cv vg.CanvasWriterTo
 	switch f {
-	case PNG:
+	case picture.PNG:
 		cv = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(hmDPI))}
-	case SVG:
+	case picture.SVG:
 		cv = vgsvg.New(width, height)
 	default:
 		return fmt.Errorf("heatmap: format %q; want png or svg", f)

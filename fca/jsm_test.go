@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -206,10 +207,10 @@ func TestJSMEmpty(t *testing.T) {
 	if err != nil || l.Len() != 0 || j.SymmetricDim() != 0 || j.Dense().SymmetricDim() != 0 {
 		t.Fatalf("empty context: %v, %d concepts, %d traces", err, l.Len(), j.SymmetricDim())
 	}
-	if err := WriteHeatmap(io.Discard, PNG, "", JSMPanel("none", j)); err != nil {
+	if err := WriteHeatmap(io.Discard, draw.PNG, "", JSMPanel("none", j)); err != nil {
 		t.Errorf("heatmap of nothing: %v", err)
 	}
-	if err := WriteLattice(io.Discard, PNG, c, l); err != nil {
+	if err := WriteLattice(io.Discard, draw.PNG, c, l); err != nil {
 		t.Errorf("lattice of nothing: %v", err)
 	}
 	var b strings.Builder

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/draw"
 	"github.com/goccy/go-graphviz"
 	"github.com/goccy/go-graphviz/cgraph"
 )
@@ -31,7 +32,7 @@ func oddEvenLattice(t *testing.T) (*Context, *Lattice) {
 	return c, l
 }
 
-func render(t *testing.T, f Format, c *Context, l *Lattice) []byte {
+func render(t *testing.T, f draw.Format, c *Context, l *Lattice) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := WriteLattice(&b, f, c, l); err != nil {
@@ -44,7 +45,7 @@ func render(t *testing.T, f Format, c *Context, l *Lattice) []byte {
 // of Fig. 3.3: four concepts, four covering edges, and the labels.
 func TestLatticeDOT(t *testing.T) {
 	c, l := oddEvenLattice(t)
-	src := render(t, DOT, c, l)
+	src := render(t, draw.DOT, c, l)
 	g, err := graphviz.ParseBytes(src)
 	if err != nil {
 		t.Fatalf("Graphviz cannot read the DOT output: %v\n%s", err, src)
@@ -87,7 +88,7 @@ func TestLatticeDOT(t *testing.T) {
 		}
 	}
 	// Same lattice, same bytes.
-	if again := render(t, DOT, c, l); !bytes.Equal(src, again) {
+	if again := render(t, draw.DOT, c, l); !bytes.Equal(src, again) {
 		t.Error("DOT output differs between two renderings")
 	}
 }
@@ -141,7 +142,7 @@ func svgText(t *testing.T, b []byte) (classes map[string]int, texts []string) {
 
 func TestLatticeSVG(t *testing.T) {
 	c, l := oddEvenLattice(t)
-	b := render(t, SVG, c, l)
+	b := render(t, draw.SVG, c, l)
 	classes, texts := svgText(t, b)
 	if classes["node"] != 4 || classes["edge"] != 4 {
 		t.Errorf("SVG has %d nodes and %d edges, want 4 and 4", classes["node"], classes["edge"])
@@ -215,7 +216,7 @@ func rowsOf(img image.Image, c color.NRGBA) (first, last int) {
 // pixels), with the top's attributes above the middle concepts' traces.
 func TestLatticePNG(t *testing.T) {
 	c, l := oddEvenLattice(t)
-	b := render(t, PNG, c, l)
+	b := render(t, draw.PNG, c, l)
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		t.Fatalf("PNG does not decode: %v", err)
@@ -251,7 +252,7 @@ func TestLatticePNG(t *testing.T) {
 	if blueTop < 0 || yellowTop < 0 || blueTop >= yellowTop {
 		t.Errorf("the top concept (blue from row %d) is not above the traces (yellow from row %d)", blueTop, yellowTop)
 	}
-	if again := render(t, PNG, c, l); !bytes.Equal(b, again) {
+	if again := render(t, draw.PNG, c, l); !bytes.Equal(b, again) {
 		t.Error("PNG output differs between two renderings")
 	}
 }
@@ -259,7 +260,7 @@ func TestLatticePNG(t *testing.T) {
 func TestLatticePictureErrors(t *testing.T) {
 	c, l := oddEvenLattice(t)
 	var b bytes.Buffer
-	if err := WriteLattice(&b, Format("gif"), c, l); err == nil || !strings.Contains(err.Error(), "gif") {
+	if err := WriteLattice(&b, draw.Format("gif"), c, l); err == nil || !strings.Contains(err.Error(), "gif") {
 		t.Errorf("gif: %v", err)
 	}
 	ids, seqs := stencilRun(1024, true, 3)
@@ -268,19 +269,11 @@ func TestLatticePictureErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteLattice(&b, SVG, c2, l2); err == nil || !strings.Contains(err.Error(), "concepts") {
+	if err := WriteLattice(&b, draw.SVG, c2, l2); err == nil || !strings.Contains(err.Error(), "concepts") {
 		t.Errorf("a %d-concept lattice: %v", l2.Len(), err)
 	}
-	if err := WriteLattice(&b, SVG, c2, l); err == nil {
+	if err := WriteLattice(&b, draw.SVG, c2, l); err == nil {
 		t.Error("a lattice of another context was drawn")
-	}
-	for path, want := range map[string]Format{"a.svg": SVG, "b.PNG": PNG, "c.dot": DOT, "d.gv": DOT} {
-		if f, err := FormatOf(path); err != nil || f != want {
-			t.Errorf("FormatOf(%s) = %v, %v", path, f, err)
-		}
-	}
-	if _, err := FormatOf("x.jpeg"); err == nil || !strings.Contains(err.Error(), ".svg, .png or .dot") {
-		t.Errorf("FormatOf(x.jpeg): %v", err)
 	}
 }
 
@@ -309,7 +302,7 @@ func TestHeatmap(t *testing.T) {
 	}
 
 	var b bytes.Buffer
-	if err := WriteHeatmap(&b, PNG, "", panels...); err != nil {
+	if err := WriteHeatmap(&b, draw.PNG, "", panels...); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(bytes.NewReader(b.Bytes()))
@@ -329,7 +322,7 @@ func TestHeatmap(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := WriteHeatmap(&b, SVG, "", panels...); err != nil {
+	if err := WriteHeatmap(&b, draw.SVG, "", panels...); err != nil {
 		t.Fatal(err)
 	}
 	_, texts := svgText(t, b.Bytes())
@@ -339,7 +332,7 @@ func TestHeatmap(t *testing.T) {
 		}
 	}
 	var again bytes.Buffer
-	WriteHeatmap(&again, SVG, "", panels...)
+	WriteHeatmap(&again, draw.SVG, "", panels...)
 	if !bytes.Equal(b.Bytes(), again.Bytes()) {
 		t.Error("SVG output differs between two renderings")
 	}
@@ -349,7 +342,7 @@ func TestHeatmap(t *testing.T) {
 	c2, _ := NewContext(Mode{Freq: Log10}, ids2, seqs2, nil)
 	big, _, _ := Similarity(c2, Limits{})
 	b.Reset()
-	if err := WriteHeatmap(&b, SVG, "", JSMPanel("big", big)); err != nil {
+	if err := WriteHeatmap(&b, draw.SVG, "", JSMPanel("big", big)); err != nil {
 		t.Fatal(err)
 	}
 	_, texts = svgText(t, b.Bytes())
@@ -361,11 +354,11 @@ func TestHeatmap(t *testing.T) {
 	}
 
 	for _, bad := range [][]Panel{nil, {{Title: "x", M: diff.SliceSym(0, 3), Labels: []string{"a"}}}} {
-		if err := WriteHeatmap(io.Discard, PNG, "", bad...); err == nil {
+		if err := WriteHeatmap(io.Discard, draw.PNG, "", bad...); err == nil {
 			t.Errorf("bad panels %v accepted", bad)
 		}
 	}
-	if err := WriteHeatmap(io.Discard, DOT, "", panels...); err == nil {
+	if err := WriteHeatmap(io.Discard, draw.DOT, "", panels...); err == nil {
 		t.Error("a heatmap as DOT was accepted")
 	}
 }

@@ -177,18 +177,18 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
-	formats := make([]diffnlr.Format, len(f.outputs))
+	formats := make([]draw.Format, len(f.outputs))
 	for i, o := range f.outputs {
 		if st, err := os.Stat(o); err == nil && st.IsDir() {
 			return fmt.Errorf("-o %s: is a directory; give a file name for the picture", o)
 		}
-		if formats[i], err = diffnlr.FormatOf(o); err != nil {
+		if formats[i], err = draw.FormatOf(o); err != nil {
 			return fmt.Errorf("-o %s: unknown picture format %q; name the file *.svg, *.png or *.dot", o, filepath.Ext(o))
 		}
 		if st, err := os.Stat(filepath.Dir(o)); err != nil || !st.IsDir() {
 			return fmt.Errorf("-o %s: the directory %s does not exist; create it first", o, filepath.Dir(o))
 		}
-		if formats[i] != diffnlr.DOT {
+		if formats[i] != draw.DOT {
 			if _, err := draw.Helper(); err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/rank"
 )
@@ -84,9 +85,9 @@ are printed as text.`,
 func writeJSM(out *output, path, ext string, panels []fca.Panel) error {
 	switch ext {
 	case ".png", ".svg":
-		format := fca.PNG
+		format := draw.PNG
 		if ext == ".svg" {
-			format = fca.SVG
+			format = draw.SVG
 		}
 		if err := fca.WriteHeatmap(out, format, "", panels...); err != nil {
 			return fmt.Errorf("drawing %s: %v", path, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
@@ -46,9 +47,9 @@ or log10 (entry:⌊log10 frequency⌋).`,
 			if err != nil {
 				return err
 			}
-			formats := make([]fca.Format, len(f.outs))
+			formats := make([]draw.Format, len(f.outs))
 			for i, o := range f.outs {
-				if formats[i], err = fca.FormatOf(o); err != nil {
+				if formats[i], err = draw.FormatOf(o); err != nil {
 					return fmt.Errorf("-o %s: %v", o, err)
 				}
 			}
