@@ -14,6 +14,7 @@ import (
 
 	"github.com/difftrace/difftrace/capture"
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -303,18 +304,8 @@ func snapshotName(data *decode.UftraceData, pid int, mainImage string, allImages
 // directory, syncs it and renames it into place, so a reader never sees a
 // partial file. It returns the file's size. A full disk is reported as such.
 func writeFileAtomic(path string, fill func(io.Writer) error) (int64, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
-		return 0, fileError(path, err)
-	}
-	tmp := f.Name()
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(tmp)
 		return 0, fileError(path, err)
 	}
 	cw := &countWriter{w: f}
@@ -323,17 +314,11 @@ func writeFileAtomic(path string, fill func(io.Writer) error) (int64, error) {
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
 	if err != nil {
-		os.Remove(tmp)
+		f.Abort()
+		return 0, fileError(path, err)
+	}
+	if err := f.Commit(); err != nil {
 		return 0, fileError(path, err)
 	}
 	return cw.n, nil

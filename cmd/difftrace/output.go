@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/difftrace/difftrace/internal/atomicfile"
 )
 
 // output is where a command writes its result: standard output, or a file
@@ -14,7 +15,7 @@ import (
 // clobbers an old one.
 type output struct {
 	*bufio.Writer
-	f    *os.File // nil for standard output
+	f    *atomicfile.File // nil for standard output
 	path string
 }
 
@@ -34,11 +35,7 @@ func createOutput(path string, stdout io.Writer, inputs ...string) (*output, err
 			}
 		}
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot create the output: %v (check the directory exists and is writable)", path, err)
 	}
@@ -54,33 +51,21 @@ func (o *output) Commit() error {
 	if o.f == nil {
 		return nil
 	}
-	tmp := o.f.Name()
-	err := o.f.Chmod(0o644)
-	if err == nil {
-		err = o.f.Close()
-	} else {
-		o.f.Close()
-	}
-	if err == nil {
-		err = os.Rename(tmp, o.path)
-	}
+	err := o.f.Commit()
+	o.f = nil
 	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %v", o.path, err)
 	}
-	o.f = nil
 	return nil
 }
 
 // Abort discards a file output; the temporary file is removed and nothing
 // at the output path changes. It is a no-op after Commit.
 func (o *output) Abort() {
-	if o.f == nil {
-		return
+	if o.f != nil {
+		o.f.Abort()
+		o.f = nil
 	}
-	o.f.Close()
-	os.Remove(o.f.Name())
-	o.f = nil
 }
 
 func (o *output) name() string {
