@@ -26,16 +26,15 @@ test: lint
 	$(GO) test ./...
 	$(MAKE) fuzz
 
-# Every fuzz target (grep -rn 'func Fuzz' --include=*_test.go), each for FUZZTIME.
+# Every fuzz target of every package (found with go test -list, so a new one
+# is never left out), each for FUZZTIME.
 fuzz:
-	$(GO) test ./decode -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./decode -run '^$$' -fuzz '^FuzzUftraceTaskLine$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./decode -run '^$$' -fuzz '^FuzzUftraceRun$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./capture -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./filters -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./nlr -run '^$$' -fuzz '^FuzzNLR$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./cluster -run '^$$' -fuzz '^FuzzLinkage$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./diffnlr -run '^$$' -fuzz '^FuzzDiff$$' -fuzztime $(FUZZTIME)
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "$(GO) test $$pkg -run '^$$' -fuzz '^$$f$$' -fuzztime $(FUZZTIME)"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME); \
+	  done; \
+	done
 
 # The analysis on the committed example runs (testdata/runs): rank the traces
 # the bug changed, then draw how the top one changed (diffNLR), for the
