@@ -93,14 +93,12 @@ func Render(ctx context.Context, dot []byte, f Format) ([]byte, error) {
 	if e != nil {
 		return e(ctx, dot, f)
 	}
-	return RenderHelper(ctx, dot, f)
+	return renderHelper(ctx, dot, f)
 }
 
-// RenderHelper draws dot in format f with the helper program (see Helper).
-func RenderHelper(ctx context.Context, dot []byte, f Format) ([]byte, error) {
-	if !f.Valid() {
-		return nil, fmt.Errorf("draw: unknown format %q (want svg or png)", f)
-	}
+// renderHelper draws dot in format f, which Render has checked, with the
+// helper program (see Helper).
+func renderHelper(ctx context.Context, dot []byte, f Format) ([]byte, error) {
 	path, err := Helper()
 	if err != nil {
 		return nil, err
