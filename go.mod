@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/goccy/go-graphviz v0.2.9
+	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/sergi/go-diff v1.4.0
 	github.com/spf13/cobra v1.10.2

@@ -94,3 +94,34 @@ func (m *Manifest) Rank(r int) (*Rank, bool) {
 	}
 	return nil, false
 }
+
+// Ending says how the rank ended when it did not exit normally: "killed by
+// the --timeout", "killed by SIGSEGV", "exited with status 3", or "its end
+// was not recorded" when the recorder never saw it. It is "" for a rank
+// that exited with status 0.
+func (r *Rank) Ending() string {
+	switch {
+	case r.KilledByTimeout:
+		return "killed by the --timeout"
+	case r.Signal != "":
+		return "killed by " + r.Signal
+	case r.Exited && r.ExitStatus != 0:
+		return fmt.Sprintf("exited with status %d", r.ExitStatus)
+	case !r.Exited:
+		return "its end was not recorded"
+	}
+	return ""
+}
+
+// Ending returns Rank.Ending for rank r of the run, or "" when the run has
+// no manifest or the manifest does not list r: only a recorded abnormal end
+// counts as one.
+func (run *Run) Ending(r int) string {
+	if run.Manifest == nil {
+		return ""
+	}
+	if rk, ok := run.Manifest.Rank(r); ok {
+		return rk.Ending()
+	}
+	return ""
+}

@@ -37,15 +37,18 @@ func imageID(p, program string) string {
 	return path.Base(p)
 }
 
-// canonical returns n with its image path replaced by the image's identity.
+// canonical returns n, named by its linked symbol, with its image path
+// replaced by the image's identity and its function demangled (Written).
 func canonical(n trace.Name, program string) trace.Name {
-	return trace.Name{Image: imageID(n.Image, program), Func: n.Func}
+	return Written(imageID(n.Image, program), n.Symbol())
 }
 
 // Namer names symbols: a *trace.Table gives the interned names, a *Run the
 // names as a listing of that run shows them.
 type Namer interface {
 	Name(s trace.Symbol) trace.Name
+	// Label is how tables show the function of s (trace.Table.Label).
+	Label(s trace.Symbol) string
 }
 
 // programName returns what listings of the run call the program: the file
@@ -85,3 +88,7 @@ func (r *Run) Name(s trace.Symbol) trace.Name {
 	}
 	return n
 }
+
+// Label returns how tables and listings of this run show the function of s
+// (trace.Table.Label).
+func (r *Run) Label(s trace.Symbol) string { return r.Symbols.Label(s) }

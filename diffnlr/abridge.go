@@ -81,7 +81,11 @@ type view struct {
 }
 
 // abridge lays blocks out for display under the limits of a.
-func abridge(blocks []Block, a Abridge) view {
+//
+// When markEnd is set (the faulty trace was cut short: killed, crashed or
+// hung) and the traces end differently, the faulty trace's last element is
+// marked and never hidden.
+func abridge(blocks []Block, a Abridge, markEnd bool) view {
 	a = a.withDefaults()
 	var v view
 	for _, b := range blocks {
@@ -96,11 +100,12 @@ func abridge(blocks []Block, a Abridge) view {
 		}
 	}
 
-	// The faulty run's last event, when the traces end differently: the
-	// last element of the last block that holds faulty elements.
+	// The faulty run's last event, when it was cut short and ends
+	// differently: the last element of the last block that holds faulty
+	// elements.
 	lastBlock := -1
-	if n := len(blocks); n > 0 && blocks[n-1].Kind != Common {
-		for i := n - 1; i >= 0; i-- {
+	if n := len(blocks); markEnd && n > 0 && blocks[n-1].Kind != Common {
+		for i := len(blocks) - 1; i >= 0; i-- {
 			if blocks[i].Kind != NormalOnly {
 				lastBlock = i
 				break

@@ -89,7 +89,7 @@ func TestAbridgeChanges(t *testing.T) {
 func TestAbridgeKeepsEndMark(t *testing.T) {
 	normal, faulty := manyChanges()
 	normal = append(normal, sym("MPI_Finalize"))
-	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Abridge: Abridge{Changes: 2, Context: 1}}
+	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Abridge: Abridge{Changes: 2, Context: 1}, Ended: "hung"}
 	want := `--- normal
 +++ faulty
   L0^1
@@ -99,7 +99,7 @@ func TestAbridgeKeepsEndMark(t *testing.T) {
 + L8^1
   L1^1
 @@ … 4 more changes (48 common, 4 normal-only, 4 faulty-only elements) … @@
-  L5^10  <- faulty trace ends here
+  L5^10  <- faulty trace ends here (hung)
 - MPI_Finalize
 `
 	if got := text(t, p, false); got != want {

@@ -206,8 +206,8 @@ func (p *Picture) graph() *dotGraph {
 	}
 	// marker hangs the "trace ends here" note below node id.
 	marker := func(id, rank int) {
-		m := addNode("end", fmt.Sprintf(`label=<<B>■ %s</B><BR/><FONT POINT-SIZE="10">last event recorded</FONT>>, shape="plaintext", style="", fontcolor=%q, fontsize="12"`,
-			html(p.endText()), colorEnd), p.endText())
+		m := addNode("end", fmt.Sprintf(`label=<<B>■ %s</B><BR/><FONT POINT-SIZE="10">%s</FONT>>, shape="plaintext", style="", fontcolor=%q, fontsize="12"`,
+			html(p.endText()), html(p.Ended), colorEnd), p.endText())
 		addEdge(id, m, 2, fmt.Sprintf(`style="dashed", color=%q, arrowhead="tee", arrowsize="0.9"`, colorEnd))
 		g.ranks = max(g.ranks, rank+2)
 		marks = append(marks, end{node: m, side: FaultyOnly, rank: rank + 1})

@@ -45,21 +45,24 @@ func FuzzDiff(f *testing.F) {
 			t.Fatalf("diff keeps %d common elements, the LCS has %d", common, lcs(normal, faulty))
 		}
 		// However tightly abridged, the faulty run's end is marked once
-		// exactly when the traces end differently.
-		p := &Picture{Blocks: blocks, Abridge: Abridge{Context: 1, Changed: 1, Changes: 3}}
-		var text bytes.Buffer
-		if err := p.WriteText(&text, false); err != nil {
-			t.Fatal(err)
-		}
-		wantMark := 0
-		if n := len(blocks); n > 0 && blocks[n-1].Kind != Common && len(faulty) > 0 {
-			wantMark = 1
-		}
-		if got := strings.Count(text.String(), "trace ends here"); got != wantMark {
-			t.Fatalf("end marked %d times, want %d:\n%s", got, wantMark, text.String())
-		}
-		if err := p.Render(io.Discard, draw.DOT); err != nil {
-			t.Fatal(err)
+		// exactly when it was cut short and the traces end differently,
+		// and never when it ended normally.
+		for _, ended := range []string{"", "hung"} {
+			p := &Picture{Blocks: blocks, Abridge: Abridge{Context: 1, Changed: 1, Changes: 3}, Ended: ended}
+			var text bytes.Buffer
+			if err := p.WriteText(&text, false); err != nil {
+				t.Fatal(err)
+			}
+			wantMark := 0
+			if n := len(blocks); ended != "" && n > 0 && blocks[n-1].Kind != Common && len(faulty) > 0 {
+				wantMark = 1
+			}
+			if got := strings.Count(text.String(), "trace ends here"); got != wantMark {
+				t.Fatalf("Ended %q: end marked %d times, want %d:\n%s", ended, got, wantMark, text.String())
+			}
+			if err := p.Render(io.Discard, draw.DOT); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }

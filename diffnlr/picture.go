@@ -29,6 +29,12 @@ type Picture struct {
 	Legend []string
 	// Abridge limits what long diffs show; the zero value is the default.
 	Abridge Abridge
+	// Ended, when not empty, says how the faulty trace was cut short
+	// ("killed by the --timeout", "killed by SIGSEGV"): where it ends
+	// differently from the normal trace, its last element is marked
+	// "faulty trace ends here (Ended)". A trace that ended normally has no
+	// marker, however its end differs from the normal one.
+	Ended string
 }
 
 // Section is the diff of one trace of a picture that shows several, such as
@@ -42,11 +48,11 @@ type Section struct {
 // sections after a heading.
 func (p *Picture) view() view {
 	if len(p.Sections) == 0 {
-		return abridge(p.Blocks, p.Abridge)
+		return abridge(p.Blocks, p.Abridge, p.Ended != "")
 	}
 	var v view
 	for _, s := range p.Sections {
-		sv := abridge(s.Blocks, p.Abridge)
+		sv := abridge(s.Blocks, p.Abridge, p.Ended != "")
 		v.parts = append(v.parts, part{head: s.Title, note: p.emptyText(&sv)})
 		v.parts = append(v.parts, sv.parts...)
 		v.normalLen += sv.normalLen
@@ -109,7 +115,8 @@ func skipLines(s *skipped) string {
 		thousands(s.common), thousands(s.normal), thousands(s.faulty))
 }
 
-// endText marks the faulty run's last recorded event.
+// endText marks the faulty run's last recorded event; Ended says why it is
+// the last.
 func (p *Picture) endText() string {
 	_, faulty := p.names()
 	return faulty + " trace ends here"

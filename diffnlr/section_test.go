@@ -14,6 +14,7 @@ func processPicture(t testing.TB) *Picture {
 	return &Picture{
 		Title: "diffNLR(4)",
 		Label: testLabel,
+		Ended: "hung",
 		Sections: []Section{
 			{Title: "thread 4.0", Blocks: mustDiff(t, allreduceNormal, allreduceFaulty)},
 			{Title: "thread 4.1", Blocks: mustDiff(t, ilcsNormal, ilcsFaulty)},
@@ -31,7 +32,7 @@ func TestSectionsText(t *testing.T) {
   MPI_Comm_rank
   MPI_Comm_size
   GOMP_parallel
-  MPI_Allreduce  <- faulty trace ends here
+  MPI_Allreduce  <- faulty trace ends here (hung)
 - L2^5
 - MPI_Allreduce
 - MPI_Bcast

@@ -20,9 +20,9 @@ const (
 // WriteText prints the diff like a unified diff: a "--- normal" and a
 // "+++ faulty" header, then one element per line, "  " before a common
 // element, "- " before one only in the normal run and "+ " before one only
-// in the faulty run, abridged as p.Abridge says. When the traces end
-// differently the faulty run's last event is followed by
-// "  <- faulty trace ends here". With color, lines get ANSI colours (blue
+// in the faulty run, abridged as p.Abridge says. When the faulty trace was
+// cut short (p.Ended), its last event is followed by
+// "  <- faulty trace ends here (Ended)". With color, lines get ANSI colours (blue
 // for the normal run, red for the faulty run, as in the picture); callers
 // pass true only when writing to a terminal or when asked. Each section of a
 // picture with Sections starts with a "@@ title @@" line.
@@ -73,7 +73,7 @@ func (p *Picture) WriteText(w io.Writer, color bool) error {
 			}
 			if r.last {
 				bw.WriteString("  ")
-				line(ansiMarker, "<- "+p.endText())
+				line(ansiMarker, "<- "+p.endText()+" ("+p.Ended+")")
 			}
 			bw.WriteByte('\n')
 		}

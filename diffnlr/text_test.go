@@ -40,7 +40,7 @@ func TestWriteText(t *testing.T) {
 - L1^16
 - MPI_Finalize
 + L1^7
-+ MPI_Recv  <- faulty trace ends here
++ MPI_Recv  <- faulty trace ends here (hung)
 `},
 		{"ILCS critical", ilcsNormal, ilcsFaulty, `--- normal
 +++ faulty
@@ -62,7 +62,7 @@ func TestWriteText(t *testing.T) {
   MPI_Comm_rank
   MPI_Comm_size
   GOMP_parallel
-  MPI_Allreduce  <- faulty trace ends here
+  MPI_Allreduce  <- faulty trace ends here (hung)
 - L2^5
 - MPI_Allreduce
 - MPI_Bcast
@@ -80,7 +80,12 @@ func TestWriteText(t *testing.T) {
 `},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := &Picture{Blocks: mustDiff(t, c.normal, c.faulty), Label: testLabel}
+			// The hung traces were cut short; the others ended as programs do.
+			ended := ""
+			if c.name == "dlBug" || c.name == "ILCS allreduce" {
+				ended = "hung"
+			}
+			p := &Picture{Blocks: mustDiff(t, c.normal, c.faulty), Label: testLabel, Ended: ended}
 			if got := text(t, p, false); got != c.want {
 				t.Errorf("WriteText:\n%s\nwant:\n%s", got, c.want)
 			}
@@ -89,7 +94,7 @@ func TestWriteText(t *testing.T) {
 }
 
 func TestWriteTextColor(t *testing.T) {
-	p := &Picture{Blocks: mustDiff(t, oddevenNormal, dlFaulty), Label: testLabel, Normal: "run-a", Faulty: "run-b"}
+	p := &Picture{Blocks: mustDiff(t, oddevenNormal, dlFaulty), Label: testLabel, Normal: "run-a", Faulty: "run-b", Ended: "hung"}
 	want := "\x1b[1m--- run-a\x1b[0m\n" +
 		"\x1b[1m+++ run-b\x1b[0m\n" +
 		"  MPI_Init\n" +
@@ -98,7 +103,7 @@ func TestWriteTextColor(t *testing.T) {
 		"\x1b[34m- L1^16\x1b[0m\n" +
 		"\x1b[34m- MPI_Finalize\x1b[0m\n" +
 		"\x1b[31m+ L1^7\x1b[0m\n" +
-		"\x1b[31m+ MPI_Recv\x1b[0m  \x1b[1;31m<- run-b trace ends here\x1b[0m\n"
+		"\x1b[31m+ MPI_Recv\x1b[0m  \x1b[1;31m<- run-b trace ends here (hung)\x1b[0m\n"
 	if got := text(t, p, true); got != want {
 		t.Errorf("WriteText with colour:\n%q\nwant\n%q", got, want)
 	}
@@ -123,7 +128,7 @@ func TestWriteTextAbridged(t *testing.T) {
 	for i := range 20 {
 		faulty = append(faulty, loop(2, int32(i+1)))
 	}
-	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel}
+	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Ended: "hung"}
 	want := `--- normal
 +++ faulty
   MPI_Init
@@ -166,7 +171,7 @@ func TestWriteTextAbridged(t *testing.T) {
 + L2^17
 + L2^18
 + L2^19
-+ L2^20  <- faulty trace ends here
++ L2^20  <- faulty trace ends here (hung)
 `
 	if got := text(t, p, false); got != want {
 		t.Errorf("WriteText:\n%s\nwant:\n%s", got, want)

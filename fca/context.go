@@ -71,6 +71,37 @@ func NewContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace.Symb
 		slices.Sort(as)
 		c.attrs[o] = as
 	}
+	c.classify()
+	return c, nil
+}
+
+// Union returns the context of the objects ids whose object j has the union
+// of the attributes of the objects i of c with of[i] == j (a process does
+// what any of its threads does). It keeps c's mode and attribute names, so
+// a process-level context says which attributes it was built from.
+func (c *Context) Union(ids []trace.ID, of []int) (*Context, error) {
+	if len(of) != len(c.ids) {
+		return nil, fmt.Errorf("formal context: %d objects but %d groups given; give one group per object", len(c.ids), len(of))
+	}
+	u := &Context{mode: c.mode, ids: append([]trace.ID(nil), ids...), names: c.names,
+		attrs: make([][]int, len(ids)), class: make([]int, len(ids))}
+	for o, j := range of {
+		if j < 0 || j >= len(ids) {
+			return nil, fmt.Errorf("formal context: object %v goes to group %d of %d", c.ids[o], j, len(ids))
+		}
+		u.attrs[j] = append(u.attrs[j], c.attrs[o]...)
+	}
+	for j, as := range u.attrs {
+		slices.Sort(as)
+		u.attrs[j] = slices.Compact(as)
+	}
+	u.classify()
+	return u, nil
+}
+
+// classify groups the objects into equivalence classes of equal attribute
+// sets, numbered by their first object.
+func (c *Context) classify() {
 	classOf := map[string]int{}
 	var key strings.Builder
 	for o, as := range c.attrs {
@@ -93,7 +124,6 @@ func NewContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace.Symb
 		c.class[o] = k
 		c.members[k] = append(c.members[k], o)
 	}
-	return c, nil
 }
 
 // Mode returns the attribute mode the context was built with.

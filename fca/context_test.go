@@ -154,3 +154,35 @@ func TestContextErrors(t *testing.T) {
 		t.Errorf("empty attribute sets: %v, %d attrs, %d classes", err, c.NumAttrs(), c.NumClasses())
 	}
 }
+
+// A union context (threads merged into processes) keeps the mode and the
+// attribute names it was built from, and has each group's union.
+func TestUnion(t *testing.T) {
+	const a, b, c trace.Symbol = 1, 2, 3
+	n := map[trace.Symbol]string{a: "A", b: "B", c: "C"}
+	threads := []trace.ID{{Proc: 0, Thread: 0}, {Proc: 0, Thread: 1}, {Proc: 1, Thread: 0}}
+	seqs := []nlr.Sequence{{sym(a), sym(b)}, {sym(b), sym(c)}, {sym(a), sym(b), sym(c)}}
+	mode, _ := ParseMode("doub.actual")
+	tc, err := NewContext(mode, threads, seqs, func(s trace.Symbol) string { return n[s] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := tc.Union([]trace.ID{{Proc: 0, Thread: trace.AllThreads}, {Proc: 1, Thread: trace.AllThreads}}, []int{0, 0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.Mode() != mode {
+		t.Errorf("union context has mode %v, want %v", pc.Mode(), mode)
+	}
+	for p, want := range [][]string{{"(A, B):1", "(B, C):1"}, {"(A, B):1", "(B, C):1"}} {
+		if got := names(pc.Attrs(p), pc.AttrName); !slices.Equal(got, want) {
+			t.Errorf("process %d: %v, want %v", p, got, want)
+		}
+	}
+	if pc.NumClasses() != 1 {
+		t.Errorf("%d classes, want 1 (both processes have the same set)", pc.NumClasses())
+	}
+	if _, err := tc.Union(nil, []int{0}); err == nil {
+		t.Error("Union with a group per object missing: no error")
+	}
+}

@@ -132,24 +132,32 @@ func (f *Filter) Keep(fn string) bool { return f.KeepName(trace.Name{Func: fn}) 
 
 // KeepName reports whether the filter keeps calls of the function n. The
 // image matters to mpi.int only: every function of an MPI library image
-// that is not itself MPI API counts as an internal.
+// that is not itself MPI API counts as an internal. Presets and custom
+// regexps see the name as written (demangled, with and without parameters:
+// "mesh::Grid::step(double)", "mesh::Grid::step") and as linked
+// ("_ZN4mesh4Grid4stepEd"), so a spec written with either keeps the call.
 func (f *Filter) KeepName(n trace.Name) bool {
-	fn := n.Func
-	if f.dropPLT && IsPLTStub(fn) {
+	forms := [3]string{n.Func, n.Short, n.Linked}
+	if f.dropPLT && (IsPLTStub(n.Func) || IsPLTStub(n.Symbol())) {
 		return false
 	}
 	if f.keepsAll {
 		return true
 	}
-	base := baseName(fn)
-	for _, p := range f.presets {
-		if p.keep(n.Image, base) {
-			return true
+	for _, fn := range forms {
+		if fn == "" {
+			continue
 		}
-	}
-	for _, re := range f.custom {
-		if re.MatchString(fn) {
-			return true
+		base := baseName(fn)
+		for _, p := range f.presets {
+			if p.keep(n.Image, base) {
+				return true
+			}
+		}
+		for _, re := range f.custom {
+			if re.MatchString(fn) {
+				return true
+			}
 		}
 	}
 	return false

@@ -3,6 +3,8 @@ package filters
 import (
 	"strings"
 	"testing"
+
+	"github.com/difftrace/difftrace/trace"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -130,6 +132,34 @@ func TestPresetsListed(t *testing.T) {
 		}
 		if _, err := Parse(strings.Replace(p[0], "REGEXP", "x", 1)); err != nil {
 			t.Errorf("listed term %q does not parse: %v", p[0], err)
+		}
+	}
+}
+
+// A C++ function is kept by a custom regexp written with its name as in the
+// source, with or without parameters, and by one written with the symbol as
+// linked, so specs written before names were demangled keep working.
+func TestKeepDemangled(t *testing.T) {
+	step := trace.Name{Image: trace.Program, Func: "mesh::Grid::step(double)", Short: "mesh::Grid::step", Linked: "_ZN4mesh4Grid4stepEd"}
+	other := trace.Name{Image: trace.Program, Func: "mesh::Grid::rank() const", Short: "mesh::Grid::rank", Linked: "_ZNK4mesh4Grid4rankEv"}
+	for _, c := range []struct {
+		spec        string
+		step, other bool
+	}{
+		{`cust=^mesh::Grid::step$`, true, false},
+		{`cust=Grid::step\(double\)`, true, false},
+		{`cust=_ZN4mesh4Grid4stepEd`, true, false},
+		{`cust=^mesh::`, true, true},
+		{`cust=const$`, false, true},
+		{`mpi`, false, false},
+		{`all`, true, true},
+	} {
+		f := MustParse(c.spec)
+		if got := f.KeepName(step); got != c.step {
+			t.Errorf("%s keeps %s: %v, want %v", c.spec, step.Func, got, c.step)
+		}
+		if got := f.KeepName(other); got != c.other {
+			t.Errorf("%s keeps %s: %v, want %v", c.spec, other.Func, got, c.other)
 		}
 	}
 }

@@ -8,9 +8,11 @@ import (
 )
 
 // FuncNames returns a name function for Format and Legend that prints the
-// function name of each symbol of t.
+// function name of each symbol of t as tables and pictures show it
+// (trace.Table.Label: demangled, without parameters unless they are needed
+// to tell overloads apart).
 func FuncNames(t *trace.Table) func(trace.Symbol) string {
-	return func(s trace.Symbol) string { return t.Name(s).Func }
+	return t.Label
 }
 
 // LoopName returns "L" followed by the loop ID, as loops are written.

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -73,9 +72,8 @@ func (c *Comparison) objectsOf(l Level) (objs []trace.ID, of []int) {
 // invent pairs across thread boundaries (double attributes) and add up
 // frequencies of threads that run independently (actual, log10); the union
 // keeps each thread's attributes exactly as the thread level sees them, so a
-// thread that changed changes its process. (The process context reports
-// the mode sing.noFreq: its attributes are the thread level's, named as
-// there.)
+// thread that changed changes its process. The process context has the
+// thread level's mode and attribute names.
 func (n *NLR) Context(r int, m fca.Mode, l Level) (*fca.Context, error) {
 	tc, err := fca.NewContext(m, n.c.IDs, n.Seqs[r], n.Names())
 	if err != nil || l == Threads {
@@ -85,28 +83,9 @@ func (n *NLR) Context(r int, m fca.Mode, l Level) (*fca.Context, error) {
 }
 
 // processContext returns the process-level context whose thread-level
-// context is tc (see Context).
+// context is tc (see Context): the union of each process's threads'
+// attributes, in tc's mode.
 func (n *NLR) processContext(tc *fca.Context) (*fca.Context, error) {
-	c := n.c
-	// Process level: a context of sing.noFreq over made-up symbols, one per
-	// thread-level attribute (symbol a+1 stands for attribute a), whose
-	// sequence for process P lists the union of its threads' attributes.
-	// Under sing.noFreq each entry is exactly one attribute, so the process
-	// context has those sets and the thread level's attribute names.
-	procs, of := c.objectsOf(Processes)
-	pseqs := make([]nlr.Sequence, len(procs))
-	var seen []bool
-	for i, p := range of {
-		if i == 0 || p != of[i-1] {
-			seen = make([]bool, tc.NumAttrs())
-		}
-		for _, a := range tc.Attrs(i) {
-			if !seen[a] {
-				seen[a] = true
-				pseqs[p] = append(pseqs[p], nlr.Element{Loop: nlr.NoLoop, Sym: trace.Symbol(a + 1)})
-			}
-		}
-	}
-	attrName := func(s trace.Symbol) string { return tc.AttrName(int(s) - 1) }
-	return fca.NewContext(fca.Mode{Freq: fca.NoFreq}, procs, pseqs, attrName)
+	procs, of := n.c.objectsOf(Processes)
+	return tc.Union(procs, of)
 }

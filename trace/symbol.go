@@ -23,9 +23,36 @@ const Return Symbol = 0
 // in the run's metadata (decode.Process.Program) and shown in listings of
 // that run. Two libraries with the same file name in different directories
 // are taken for one image (a process rarely maps both).
+//
+// Func is the function as the programmer wrote it: a C++ or Fortran symbol
+// is demangled ("mesh::Grid::step(double)"), a C symbol is itself. Linked
+// keeps the symbol as the linker saw it ("_ZN4mesh4Grid4stepEd") when it
+// differs from Func, and Short is Func without parameter lists and template
+// arguments ("mesh::Grid::step") when that is shorter. decode fills both;
+// a Name built with Func alone is a C name.
 type Name struct {
-	Image string
-	Func  string
+	Image  string
+	Func   string
+	Linked string
+	Short  string
+}
+
+// Symbol returns the name as linked: what a ParLOT function table and the
+// ELF symbol table hold.
+func (n Name) Symbol() string {
+	if n.Linked != "" {
+		return n.Linked
+	}
+	return n.Func
+}
+
+// Brief returns the name without parameter lists and template arguments,
+// for tables and pictures.
+func (n Name) Brief() string {
+	if n.Short != "" {
+		return n.Short
+	}
+	return n.Func
 }
 
 // Program is the Image of every function of the traced program (the main
@@ -36,11 +63,15 @@ const Program = "<program>"
 // own functions (and a Name without an image): the short form for output
 // that speaks of several runs. A listing of one run names the program
 // instead (decode.Run.Name).
-func (n Name) String() string {
+func (n Name) String() string { return n.Qualify(n.Func) }
+
+// Qualify returns "image:fn" as String does, with fn standing for the
+// function (a Table's Label, say).
+func (n Name) Qualify(fn string) string {
 	if n.Image == "" || n.Image == Program {
-		return n.Func
+		return fn
 	}
-	return path.Base(n.Image) + ":" + n.Func
+	return path.Base(n.Image) + ":" + fn
 }
 
 // Table interns Names into Symbols. Symbols are numbered 1, 2, … in the order
@@ -50,11 +81,19 @@ func (n Name) String() string {
 type Table struct {
 	names []Name
 	index map[Name]Symbol
+	// briefs holds the full name of the first function of each image with
+	// a brief name; ambiguous marks the brief names that stand for several
+	// (overloads, template instances): Label shows those in full. Symbols
+	// that differ only as linked (a C++ constructor's complete and base
+	// object variants) are one name.
+	briefs     map[[2]string]string
+	ambiguous  map[[2]string]bool
+	signatures bool
 }
 
 // NewTable returns an empty table holding only Return.
 func NewTable() *Table {
-	return &Table{names: []Name{{Func: "<return>"}}, index: map[Name]Symbol{}}
+	return &Table{names: []Name{{Func: "<return>"}}, index: map[Name]Symbol{}, briefs: map[[2]string]string{}, ambiguous: map[[2]string]bool{}}
 }
 
 // Intern returns the symbol of n, adding it if it is new.
@@ -65,7 +104,29 @@ func (t *Table) Intern(n Name) Symbol {
 	s := Symbol(len(t.names))
 	t.names = append(t.names, n)
 	t.index[n] = s
+	b := [2]string{n.Image, n.Brief()}
+	if f, ok := t.briefs[b]; !ok {
+		t.briefs[b] = n.Func
+	} else if f != n.Func {
+		t.ambiguous[b] = true
+	}
 	return s
+}
+
+// ShowSignatures makes Label return full names (parameter lists and
+// template arguments included) for every symbol.
+func (t *Table) ShowSignatures(on bool) { t.signatures = on }
+
+// Label returns how tables and pictures name s: its brief name
+// ("mesh::Grid::step"), or its full name when another function of the same
+// image has the same brief name (overloads are told apart) or when
+// ShowSignatures is on.
+func (t *Table) Label(s Symbol) string {
+	n := t.names[s]
+	if t.signatures || n.Short == "" || t.ambiguous[[2]string{n.Image, n.Short}] {
+		return n.Func
+	}
+	return n.Short
 }
 
 // Lookup returns the symbol of n and whether it is in the table.

@@ -128,7 +128,7 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 		for _, n := range sec.Names {
 			ids[n] = next
 			next++
-			info.WriteString(n.Func + "\n")
+			info.WriteString(n.Symbol() + "\n")
 		}
 	}
 

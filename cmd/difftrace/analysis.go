@@ -74,7 +74,12 @@ func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*rank.Com
 	if p := newProgress(cmd.ErrOrStderr()); p != nil {
 		opts.Progress = p
 	}
-	return rank.Open(dirs, opts)
+	c, err := rank.Open(dirs, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.Symbols.ShowSignatures(f.signatures)
+	return c, nil
 }
 
 // similarity opens the runs, recognises their loops under flt and --k and

@@ -239,7 +239,7 @@ func (l *lister) name(s trace.Symbol) string {
 	if n, ok := l.names[s]; ok {
 		return n
 	}
-	n := l.tab.Name(s).String()
+	n := l.tab.Name(s).Qualify(l.tab.Label(s))
 	l.names[s] = n
 	return n
 }
@@ -286,7 +286,9 @@ func (l *lister) event(e decode.Event) error {
 		b = append(b, '\t')
 		b = append(b, n.Image...)
 		b = append(b, '\t')
-		b = append(b, n.Func...)
+		if e.Func != trace.Return {
+			b = append(b, l.tab.Label(e.Func)...)
+		}
 	case "json":
 		b = append(b, `{"trace":"`...)
 		b = append(b, l.id...)
@@ -329,6 +331,10 @@ func (l *lister) jsonName(s trace.Symbol) string {
 		img, _ := json.Marshal(n.Image)
 		fn, _ := json.Marshal(n.Func)
 		j = `"image":` + string(img) + `,"func":` + string(fn)
+		if n.Linked != "" {
+			sym, _ := json.Marshal(n.Linked)
+			j += `,"symbol":` + string(sym)
+		}
 	}
 	l.json[s] = j
 	return j
@@ -368,7 +374,7 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 		if s == trace.Return {
 			return "?"
 		}
-		return run.Name(s).String()
+		return run.Name(s).Qualify(run.Label(s))
 	}
 	kind := "call"
 	if ev.Exit {

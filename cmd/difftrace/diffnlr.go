@@ -222,6 +222,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 		return err
 	}
 	pic.Abridge = ab
+	pic.Ended = c.Runs[rank.Faulty].Ending(id.Proc)
 
 	// The text diff, on standard output.
 	w := bufio.NewWriter(cmd.OutOrStdout())

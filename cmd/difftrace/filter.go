@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/rank"
-	"github.com/difftrace/difftrace/trace"
 )
 
 type filterFlags struct {
@@ -68,7 +67,7 @@ A spec is one or more terms joined by "+", kept as a union:
 				return err
 			}
 			defer out.Abort()
-			name := func(s trace.Symbol) string { return c.Symbols.Name(s).Func }
+			name := c.Symbols.Label
 			switch f.format {
 			case "list":
 				for i, id := range ids {
@@ -88,7 +87,7 @@ A spec is one or more terms joined by "+", kept as a union:
 				for i, id := range ids {
 					calls := make([]string, len(kept[i]))
 					for j, s := range kept[i] {
-						calls[j] = name(s)
+						calls[j] = c.Symbols.Name(s).Func // JSON has full signatures
 					}
 					if err := enc.Encode(struct {
 						Trace  string   `json:"trace"`

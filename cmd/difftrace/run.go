@@ -17,13 +17,23 @@ import (
 
 // readFlags are the flags of every command that decodes traces.
 type readFlags struct {
-	maxEvents uint64
+	maxEvents  uint64
+	signatures bool
 }
 
 func (f *readFlags) register(cmd *cobra.Command) {
 	f.maxEvents = decode.DefaultMaxEvents
 	cmd.Flags().Var((*eventCount)(&f.maxEvents), "max-events",
 		"refuse a trace that decodes to more events than this, e.g. 1e10 (guards against files that claim billions)")
+	cmd.Flags().BoolVar(&f.signatures, "signatures", false,
+		"name C++ functions with their parameter lists and template arguments in text and pictures (JSON always has them)")
+}
+
+// table returns a fresh symbol table that names functions as the flags say.
+func (f *readFlags) table() *trace.Table {
+	t := trace.NewTable()
+	t.ShowSignatures(f.signatures)
+	return t
 }
 
 // eventCount is a flag holding a number of events, written in full
@@ -51,7 +61,7 @@ func (f *readFlags) open(cmd *cobra.Command, dir string) (*decode.Run, error) {
 	if err := waitRecorded(cmd, dir); err != nil {
 		return nil, err
 	}
-	return decode.Open(dir, trace.NewTable(), decode.Options{MaxEvents: f.maxEvents})
+	return decode.Open(dir, f.table(), decode.Options{MaxEvents: f.maxEvents})
 }
 
 // recordedWait bounds the wait for recorders still writing a run: longer
@@ -90,7 +100,7 @@ func (f *readFlags) openWithProgress(cmd *cobra.Command, dir string) (run *decod
 	if err := waitRecorded(cmd, dir); err != nil {
 		return nil, nil, err
 	}
-	run, err = decode.Open(dir, trace.NewTable(), opts)
+	run, err = decode.Open(dir, f.table(), opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -125,7 +125,7 @@ func (s *statsWriter) name(sym trace.Symbol) string {
 	if sym == trace.Return {
 		return "(root)"
 	}
-	return s.tab.Name(sym).String()
+	return s.tab.Name(sym).Qualify(s.tab.Label(sym))
 }
 
 func (s *statsWriter) title(g decode.Group) string {
@@ -182,8 +182,9 @@ func (s *statsWriter) table(groups []decode.Group) {
 func countWidth(c uint64) int { return len(strconv.FormatUint(c, 10)) }
 
 type jsonFunc struct {
-	Image string `json:"image"`
-	Func  string `json:"func"`
+	Image  string `json:"image"`
+	Func   string `json:"func"`
+	Symbol string `json:"symbol,omitempty"` // as linked, when Func is demangled
 }
 
 func (s *statsWriter) jsonName(sym trace.Symbol) *jsonFunc {
@@ -191,7 +192,7 @@ func (s *statsWriter) jsonName(sym trace.Symbol) *jsonFunc {
 		return nil
 	}
 	n := s.tab.Name(sym)
-	return &jsonFunc{n.Image, n.Func}
+	return &jsonFunc{n.Image, n.Func, n.Linked}
 }
 
 func (s *statsWriter) json(dir string, groups []decode.Group) {

@@ -1,0 +1,64 @@
+package decode
+
+import (
+	"testing"
+
+	"github.com/difftrace/difftrace/trace"
+)
+
+func TestWritten(t *testing.T) {
+	for _, c := range []struct {
+		sym  string
+		want trace.Name
+	}{
+		{"MPI_Send", trace.Name{Func: "MPI_Send"}},
+		{"main", trace.Name{Func: "main"}},
+		{"_ZN4mesh4Grid4stepEd", trace.Name{Func: "mesh::Grid::step(double)", Linked: "_ZN4mesh4Grid4stepEd", Short: "mesh::Grid::step"}},
+		{"_ZNK4mesh5FieldIdE2atEii", trace.Name{Func: "mesh::Field<double>::at(int, int) const", Linked: "_ZNK4mesh5FieldIdE2atEii", Short: "mesh::Field::at"}},
+		{"_ZN6solver8SmootherIdLi2EE5relaxERN4mesh5FieldIdEERKS4_", trace.Name{
+			Func:   "solver::Smoother<double, 2>::relax(mesh::Field<double>&, mesh::Field<double> const&)",
+			Linked: "_ZN6solver8SmootherIdLi2EE5relaxERN4mesh5FieldIdEERKS4_", Short: "solver::Smoother::relax"}},
+		{"_ZN3foo3barEv.isra.0", trace.Name{Func: "foo::bar() [clone .isra.0]", Linked: "_ZN3foo3barEv.isra.0", Short: "foo::bar"}},
+		// A PLT stub keeps its suffix on both forms.
+		{"_ZN4mesh4Grid4stepEd@plt", trace.Name{Func: "mesh::Grid::step(double)@plt", Linked: "_ZN4mesh4Grid4stepEd@plt", Short: "mesh::Grid::step@plt"}},
+		// Not a mangled name, though it starts like one: left as it is.
+		{"_Zebra", trace.Name{Func: "_Zebra"}},
+		{"_ZN", trace.Name{Func: "_ZN"}},
+	} {
+		c.want.Image = "app"
+		if got := Written("app", c.sym); got != c.want {
+			t.Errorf("Written(%q) = %+v, want %+v", c.sym, got, c.want)
+		}
+	}
+}
+
+// Labels are brief, but tell overloads apart; a constructor's complete and
+// base object variants (C1, C2) are one name.
+func TestLabels(t *testing.T) {
+	tab := trace.NewTable()
+	step := tab.Intern(Written("app", "_ZN4mesh4Grid4stepEd"))
+	atConst := tab.Intern(Written("app", "_ZNK4mesh5FieldIdE2atEii"))
+	at := tab.Intern(Written("app", "_ZN4mesh5FieldIdE2atEii"))
+	c1 := tab.Intern(Written("app", "_ZN4mesh4GridC1Eii"))
+	c2 := tab.Intern(Written("app", "_ZN4mesh4GridC2Eii"))
+	send := tab.Intern(Written("libmpi.so.40", "MPI_Send"))
+	for _, c := range []struct {
+		s    trace.Symbol
+		want string
+	}{
+		{step, "mesh::Grid::step"},
+		{atConst, "mesh::Field<double>::at(int, int) const"},
+		{at, "mesh::Field<double>::at(int, int)"},
+		{c1, "mesh::Grid::Grid"},
+		{c2, "mesh::Grid::Grid"},
+		{send, "MPI_Send"},
+	} {
+		if got := tab.Label(c.s); got != c.want {
+			t.Errorf("Label(%v) = %q, want %q", tab.Name(c.s), got, c.want)
+		}
+	}
+	tab.ShowSignatures(true)
+	if got, want := tab.Label(step), "mesh::Grid::step(double)"; got != want {
+		t.Errorf("with signatures, Label = %q, want %q", got, want)
+	}
+}
