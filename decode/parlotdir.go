@@ -267,6 +267,7 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 			}
 			pt = &parsed{t, syms}
 			byHash[h] = pt
+			r.functions = append(r.functions, syms[1:]...)
 		}
 		raws[i] = nil
 		p.Funcs = len(pt.table.Names)

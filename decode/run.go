@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,8 +62,9 @@ type Run struct {
 	// the manifest lists that left no traces.
 	Notes []string
 
-	opts     Options
-	byID     map[trace.ID]*TraceFile
+	opts      Options
+	functions []trace.Symbol // what the function tables name, for Functions
+	byID      map[trace.ID]*TraceFile
 	order    []trace.ID
 	progName string
 }
@@ -216,9 +218,17 @@ func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 		return nil, fmt.Errorf("%s: the function tables are there but no trace files (<name>.<thread> next to each .info); copy the trace files of the run into the directory", dir)
 	}
 	r.progName = r.programName()
+	slices.Sort(r.functions)
+	r.functions = slices.Compact(r.functions)
 	r.addNotes()
 	return r, nil
 }
+
+// Functions returns the symbols of the functions the run's function tables
+// name (for uftrace recordings, the functions its processes called),
+// ascending: what tells two recordings of one program from recordings of
+// two programs.
+func (r *Run) Functions() []trace.Symbol { return slices.Clone(r.functions) }
 
 // noTraces explains an empty or unrecognised directory.
 func noTraces(d *dirListing) error {

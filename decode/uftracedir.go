@@ -246,6 +246,7 @@ func openUftraceRun(r *Run, d *dirListing) error {
 		}
 		for k, n := range keyName {
 			up.rec.syms[k] = r.Symbols.Intern(n) // already interned: no new symbol
+			r.functions = append(r.functions, up.rec.syms[k])
 		}
 		up.proc.Funcs = len(order)
 	}

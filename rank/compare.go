@@ -27,6 +27,9 @@ type Options struct {
 	Workers int
 	// Progress, if set, is told about long stages (for a progress bar).
 	Progress Progress
+	// Unrelated allows a normal and a faulty run that look like runs of
+	// different programs (see ErrUnrelated); Open refuses them otherwise.
+	Unrelated bool
 }
 
 // Progress follows the long stages of the pipeline. Begin and End are called
@@ -78,6 +81,11 @@ func Open(dirs []string, opts Options) (*Comparison, error) {
 				seen[id] = true
 				c.IDs = append(c.IDs, id)
 			}
+		}
+	}
+	if !opts.Unrelated {
+		if err := c.checkRelated(); err != nil {
+			return nil, err
 		}
 	}
 	slices.SortFunc(c.IDs, trace.ID.Compare)

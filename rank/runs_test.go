@@ -1,9 +1,11 @@
 package rank
 
 import (
+	"errors"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/difftrace/difftrace/fca"
@@ -110,7 +112,7 @@ func TestPairNotes(t *testing.T) {
 		{"oddeven-dlbug", "oddeven-normal", []string{"the normal run ../testdata/runs/oddeven-dlbug ended badly (rank 0 was killed by a timeout) but every rank of the faulty run ../testdata/runs/oddeven-normal exited with status 0; if they are swapped, give the normal run first"}},
 		{"oddeven-normal", "ilcs-normal", []string{"the runs are of programs with different names (normal: oddeven, faulty: ilcs); their functions are matched by name, which is right for two builds of one program and meaningless for two programs"}},
 	} {
-		cmp := openRuns(t, Options{}, c.normal, c.faulty)
+		cmp := openRuns(t, Options{Unrelated: true}, c.normal, c.faulty)
 		if got := cmp.PairNotes(); !slices.Equal(got, c.want) {
 			t.Errorf("%s, %s: notes %q\nwant %q", c.normal, c.faulty, got, c.want)
 		}
@@ -118,6 +120,29 @@ func TestPairNotes(t *testing.T) {
 			if !slices.Contains(cmp.Notes(), w) {
 				t.Errorf("%s, %s: Notes() lacks %q", c.normal, c.faulty, w)
 			}
+		}
+	}
+}
+
+// Runs of two programs are refused unless Unrelated allows them; runs of
+// one program are not, however differently they ended.
+func TestUnrelatedRefused(t *testing.T) {
+	for _, c := range []struct {
+		normal, faulty string
+		refused        bool
+	}{
+		{"oddeven-normal", "ilcs-normal", true},
+		{"ilcs-critbug", "oddeven-swapbug", true},
+		{"oddeven-normal", "oddeven-dlbug", false},
+		{"oddeven4-normal", "oddeven-normal", false},
+		{"ilcs-normal", "ilcs-dlbug", false},
+	} {
+		_, err := Open([]string{filepath.Join("..", "testdata", "runs", c.normal), filepath.Join("..", "testdata", "runs", c.faulty)}, Options{})
+		if got := errors.Is(err, ErrUnrelated); got != c.refused {
+			t.Errorf("%s, %s: refused %v (%v), want %v", c.normal, c.faulty, got, err, c.refused)
+		}
+		if c.refused && !strings.Contains(err.Error(), "--force") {
+			t.Errorf("%s, %s: the refusal does not say how to compare anyway: %v", c.normal, c.faulty, err)
 		}
 	}
 }

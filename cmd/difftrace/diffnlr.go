@@ -73,6 +73,7 @@ to show everything.`,
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
 	}
 	f.register(cmd)
+	f.registerForce(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.normal, "normal", "", "the normal run's directory (default: the one in .difftrace/session.json)")
 	fl.StringVar(&f.faulty, "faulty", "", "the faulty run's directory (default: the one in .difftrace/session.json)")

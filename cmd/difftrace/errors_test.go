@@ -195,3 +195,14 @@ func TestBadInput(t *testing.T) {
 		fails(t, []string{"only --format u16 applies"}, "decode", "--raw", filepath.Join(fixtureDir, "edge", "n1.bin"), "-f", "tree")
 	})
 }
+
+// Runs of two different programs are refused with what to do; --force
+// compares them anyway, with a note.
+func TestRankRefusesUnrelatedRuns(t *testing.T) {
+	normal, faulty := absRun(t, "oddeven-normal"), absRun(t, "ilcs-normal")
+	fails(t, []string{"different programs", "oddeven", "ilcs", "--force"}, "rank", normal, faulty, "--no-session")
+	fails(t, []string{"different programs"}, "diffnlr", "0.0", "--normal", normal, "--faulty", faulty)
+	if out := ok(t, "rank", normal, faulty, "--no-session", "--force", "--filters", "mpi"); !strings.Contains(out, "programs with different names") {
+		t.Errorf("rank --force does not note the programs' names:\n%s", out)
+	}
+}

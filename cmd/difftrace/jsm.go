@@ -73,6 +73,7 @@ are printed as text.`,
 		},
 	}
 	f.register(cmd)
+	f.registerForce(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)
 	f.registerAttrs(cmd)

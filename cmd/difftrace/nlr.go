@@ -81,6 +81,7 @@ of its 16 iterations shows 7.`,
 		},
 	}
 	f.register(cmd)
+	f.registerForce(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)
 	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `traces to show: "P.T", "P" (every thread of process P) or a comma-separated list (default: all; loops are always found over all traces)`)

@@ -124,6 +124,7 @@ without repeating them.`,
 		},
 	}
 	f.register(cmd)
+	f.registerForce(cmd)
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.filters, "filters", nil, "filters to sweep, comma-separated (default: every preset that keeps calls in these runs)")
 	fl.IntSliceVar(&f.ks, "k", rank.DefaultKs, "values of K (longest loop body) to sweep")

@@ -19,6 +19,13 @@ import (
 type readFlags struct {
 	maxEvents  uint64
 	signatures bool
+	force      bool // compare runs that look like runs of different programs
+}
+
+// registerForce adds --force to a command that compares two runs.
+func (f *readFlags) registerForce(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.force, "force", false,
+		"compare a normal and a faulty run even when they look like runs of different programs")
 }
 
 func (f *readFlags) register(cmd *cobra.Command) {
