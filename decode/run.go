@@ -65,8 +65,8 @@ type Run struct {
 	opts      Options
 	functions []trace.Symbol // what the function tables name, for Functions
 	byID      map[trace.ID]*TraceFile
-	order    []trace.ID
-	progName string
+	order     []trace.ID
+	progName  string
 }
 
 // Process is one traced process of a run.
