@@ -74,3 +74,27 @@ func (t *Table) mark(s Sequence, used []bool) {
 		}
 	}
 }
+
+// Inline writes a sequence with every loop written out in place as
+// "[body]^count", nested loops likewise: "atoi, [strcmp]^4". It is for
+// short sequences read on their own, without a legend.
+func (t *Table) Inline(s Sequence, name func(trace.Symbol) string) string {
+	var b strings.Builder
+	t.inline(&b, s, name)
+	return b.String()
+}
+
+func (t *Table) inline(b *strings.Builder, s Sequence, name func(trace.Symbol) string) {
+	for i, e := range s {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if !e.IsLoop() {
+			b.WriteString(name(e.Sym))
+			continue
+		}
+		b.WriteByte('[')
+		t.inline(b, t.bodies[e.Loop], name)
+		b.WriteString("]^" + strconv.Itoa(int(e.Count)))
+	}
+}

@@ -75,7 +75,7 @@ func (c *Comparison) objectsOf(l Level) (objs []trace.ID, of []int) {
 // thread that changed changes its process. The process context has the
 // thread level's mode and attribute names.
 func (n *NLR) Context(r int, m fca.Mode, l Level) (*fca.Context, error) {
-	tc, err := fca.NewContext(m, n.c.IDs, n.Seqs[r], n.Names())
+	tc, err := fca.NewContext(m, n.c.IDs, n.seqs(r), n.Names())
 	if err != nil || l == Threads {
 		return tc, err
 	}

@@ -221,7 +221,7 @@ func TestSwapBugRanking(t *testing.T) {
 		t.Errorf("%d rows with suspects, want 72 (all but the 24 of str)", found)
 	}
 	for _, votes := range [][]Vote{rk.ThreadVotes, rk.ProcessVotes} {
-		if len(votes) < 2 || votes[0].First != 72 || votes[0].Listed != 72 || votes[1].First != 0 {
+		if len(votes) < 1 || votes[0].First != 72 || votes[0].Listed != 72 || len(votes) > 1 && votes[1].First != 0 {
 			t.Errorf("consensus %v, want trace 5 first in all 72 rows, nobody else ever first", votes)
 		}
 	}
@@ -243,7 +243,7 @@ func TestSwapBugRanking(t *testing.T) {
 // MPI_Recv at a different phase. Every trace changes, so the JSM_D rows of
 // many traces move alike (seeds/002 reports the same of its deadlock,
 // Table 3.7): the consensus puts 5.0 first (32 of 96 rows), 6.0 second (24)
-// and 15.0 third (16), and this test holds trace 5 to the top three.
+// and 0.0 third (16), and this test holds trace 5 to the top three.
 //
 //   - 5.0 (first under mpi and mpi.sr with double attributes and with
 //     sing.noFreq, where the odd ranks 1 … 13 tie, the traces that end in
@@ -258,11 +258,14 @@ func TestSwapBugRanking(t *testing.T) {
 //     trailing MPI_Recv that all odd ranks share, which keeps the odd ranks
 //     closer to each other — and 6 wins the tie on progress: it stopped
 //     first among them.
-//   - 15.0 (first in 16 rows, all of them under the filter all): the last
-//     rank finished its eight phases and hung in MPI_Finalize, so under mpi
-//     its NLR is the same in both runs and it is no suspect there; under
-//     all it lost the calls the normal run makes after MPI_Finalize, and it
-//     is the one odd rank whose attribute set no longer matches the others'.
+//   - 0.0 (first in 16 rows, all of them under the filter all, with double
+//     attributes and with sing.noFreq): the first rank is an edge rank (its
+//     loop body is [MPI_Send, MPI_Recv]) that stopped in phase 6 with a
+//     send and a receive open after its loop, a pair no other trace has.
+//   - 15.0 is listed nowhere: the last rank finished its eight phases and
+//     hung in MPI_Finalize, so its NLR is the same in both runs under every
+//     filter once the command line that every rank of the faulty run parses
+//     ("--deadlock-bug 5 7": strcmp, atoi) is set aside as run-wide.
 func TestDeadlockBugRanking(t *testing.T) {
 	rk := sweepRuns(t, "oddeven-normal", "oddeven-dlbug", defaultGrid(t, ""))
 	for _, votes := range [][]Vote{rk.ThreadVotes, rk.ProcessVotes} {
@@ -274,7 +277,7 @@ func TestDeadlockBugRanking(t *testing.T) {
 			t.Errorf("trace 5 is at place %d of the consensus %v, want in the top three", i+1, votes[:3])
 		}
 	}
-	want := map[trace.ID]int{tid(5, 0): 32, tid(6, 0): 24, tid(15, 0): 16}
+	want := map[trace.ID]int{tid(5, 0): 32, tid(6, 0): 24, tid(0, 0): 16}
 	for id, first := range want {
 		if v := vote(rk.ThreadVotes, id); v.First != first {
 			t.Errorf("%v was first in %d rows, want %d (see the test's comment)", id, v.First, first)
@@ -283,10 +286,10 @@ func TestDeadlockBugRanking(t *testing.T) {
 	if rk.ThreadVotes[0].ID != tid(5, 0) || rk.ProcessVotes[0].ID != pid(5) {
 		t.Errorf("consensus top %v / %v, want 5.0 / 5", rk.ThreadVotes[0], rk.ProcessVotes[0])
 	}
-	// 15.0 is a suspect only under the filter all: elsewhere its NLR is the
-	// same in both runs.
+	// 15.0 is no suspect: its NLR is the same in both runs but for the
+	// run-wide command line.
 	for _, r := range rk.Rows {
-		if r.Filter != "all" && slices.ContainsFunc(r.Threads, func(s Suspect) bool { return s.ID == tid(15, 0) }) {
+		if slices.ContainsFunc(r.Threads, func(s Suspect) bool { return s.ID == tid(15, 0) }) {
 			t.Errorf("%s: 15.0 listed", rowName(r))
 		}
 	}

@@ -20,8 +20,13 @@ type NLR struct {
 	Seqs [][]nlr.Sequence
 	// Kept[run][i] counts the calls the filter kept.
 	Kept [][]uint64
+	// RunWide lists the changes every process of the faulty run shows
+	// alike (see findRunWide), in order of first appearance. The analysis
+	// does not count them against any trace: it sees Seq, not Seqs.
+	RunWide []Change
 
-	c *Comparison
+	c        *Comparison
+	analysed []nlr.Sequence // faulty run: Seqs with RunWide undone, nil where unchanged
 }
 
 // Comparison returns the comparison the NLR belongs to.
@@ -122,6 +127,9 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 			}
 			for j, w := range where {
 				res.Seqs[w[0]][w[1]] = seqs[j]
+			}
+			if err := res.findRunWide(); err != nil {
+				return nil, fmt.Errorf("filter %s, K = %d: %v", fs[f].Name(), ks[k], err)
 			}
 			out[f*nk+k] = res
 			c.step()

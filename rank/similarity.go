@@ -207,7 +207,7 @@ func (n *NLR) Changed(l Level) []bool {
 	objs, of := n.c.objectsOf(l)
 	out := make([]bool, len(objs))
 	for i, o := range of {
-		if len(n.c.Runs) < 2 || !n.Seqs[0][i].Equal(n.Seqs[1][i]) {
+		if len(n.c.Runs) < 2 || !n.Seq(Normal, i).Equal(n.Seq(Faulty, i)) {
 			out[o] = true
 		}
 	}
@@ -235,7 +235,7 @@ func (n *NLR) ProgressChange(l Level) []float64 {
 	iters := make([][2]float64, len(objs))
 	for i, o := range of {
 		for r := range 2 {
-			iters[o][r] += float64(n.Table.Iterations(n.Seqs[r][i]))
+			iters[o][r] += float64(n.Table.Iterations(n.Seq(r, i)))
 		}
 	}
 	for o, it := range iters {

@@ -114,6 +114,22 @@ type Ranking struct {
 	OnlyFaulty []string `json:"only_faulty,omitempty"`
 	// Notes are what the decoder and the analysis report about the runs.
 	Notes []string `json:"notes,omitempty"`
+	// RunWide lists, per filter and K, the changes every process of the
+	// faulty run shows alike (NLR.RunWide): they point at no trace, so no
+	// row counts them.
+	RunWide []RunWide `json:"run_wide,omitempty"`
+	// Suggestion is where to look at how the consensus top changed (see
+	// Suggest): the thread that leads the thread consensus, or its process
+	// when every process has one thread. It is nil when no row found a
+	// suspect.
+	Suggestion *View `json:"suggestion,omitempty"`
+}
+
+// RunWide is what one filter and K found changed alike in every process.
+type RunWide struct {
+	Filter  string   `json:"filter"`
+	K       int      `json:"k"`
+	Changes []string `json:"changes"` // each as Change.Format writes it
 }
 
 // Dropped is a filter left out of a pruned grid: it keeps no call in the
@@ -172,6 +188,16 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 	for i := 0; i < len(nlrs); i += len(g.Ks) {
 		rk.Filters = append(rk.Filters, nlrs[i].Filter.Name())
 	}
+	for _, n := range nlrs {
+		if len(n.RunWide) == 0 {
+			continue
+		}
+		rw := RunWide{Filter: n.Filter.Name(), K: n.K}
+		for _, ch := range n.RunWide {
+			rw.Changes = append(rw.Changes, ch.Format(n.Table, n.Names()))
+		}
+		rk.RunWide = append(rk.RunWide, rw)
+	}
 	for _, m := range g.Modes {
 		rk.Attrs = append(rk.Attrs, m.String())
 	}
@@ -208,6 +234,32 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 	slices.SortStableFunc(rk.Rows, compareRows)
 	rk.ThreadVotes = Consensus(rk.Rows, Threads)
 	rk.ProcessVotes = Consensus(rk.Rows, Processes)
+	if len(rk.ThreadVotes) > 0 && rk.ThreadVotes[0].First > 0 {
+		id := rk.ThreadVotes[0].ID
+		if c.singleThreaded() {
+			id = id.Process()
+		}
+		fold := func(fs []string, ks []int) ([]*NLR, error) {
+			out := make([]*NLR, 0, len(fs)*len(ks))
+			for _, f := range fs {
+				for _, k := range ks {
+					i := slices.IndexFunc(nlrs, func(n *NLR) bool { return n.Filter.Name() == f && n.K == k })
+					if i < 0 {
+						return nil, fmt.Errorf("rank: no NLR for filter %s, K = %d", f, k)
+					}
+					out = append(out, nlrs[i])
+				}
+			}
+			return out, nil
+		}
+		v, ok, err := Suggest(rk.Rows, id, fold)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			rk.Suggestion = &v
+		}
+	}
 	return rk, nil
 }
 

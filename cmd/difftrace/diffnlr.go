@@ -125,8 +125,9 @@ func (f *diffNLRFlags) colorOn(w io.Writer) (bool, error) {
 
 // params settles the runs, the filter and K: from the flags, else from the
 // session rank saved, else the defaults. It returns where they came from,
-// for the header.
-func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string, err error) {
+// for the header, and the session when neither --filter nor --k was given:
+// the view is then picked for the trace (pickView).
+func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string, pick *session, err error) {
 	switch {
 	case f.normal != "" && f.faulty != "":
 		dirs = []string{f.normal, f.faulty}
@@ -137,11 +138,11 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 			f.k = 10
 		}
 	case f.normal != "" || f.faulty != "":
-		return nil, "", fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
+		return nil, "", nil, fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
 	default:
 		s, err := loadSession()
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 		dirs = []string{s.Normal, s.Faulty}
 		bestFilter, bestK := "mpi", 10
@@ -157,9 +158,47 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 		}
 		if cmd.Flags().Changed("filter") || cmd.Flags().Changed("k") || s.Best == nil {
 			source = "runs from " + filepath.Join(sessionDir, sessionFile)
+		} else {
+			pick = s
 		}
 	}
-	return dirs, source, nil
+	return dirs, source, pick, nil
+}
+
+// pickView chooses the filter and K for the diffNLR of id when no flag
+// named them: the view rank suggested for id, or for another trace the one
+// rank.Suggest picks over the saved ranking's rows (the shortest non-empty
+// diff among the rows where id is the top suspect, …). When no filter
+// shows id changed, the best-ranked row's stays, and the note says so.
+func (f *diffNLRFlags) pickView(c *rank.Comparison, s *session, id trace.ID) (source, note string, err error) {
+	file := filepath.Join(sessionDir, sessionFile)
+	v := s.Suggestion
+	if v == nil || v.Trace != id {
+		rk, err := loadRanking()
+		if err != nil {
+			return "", "", err
+		}
+		fold := func(specs []string, ks []int) ([]*rank.NLR, error) {
+			fs := make([]*filters.Filter, len(specs))
+			for i, spec := range specs {
+				if fs[i], err = filters.Parse(spec); err != nil {
+					return nil, fmt.Errorf("%s: filter %q: %v (run difftrace rank again)", file, spec, err)
+				}
+			}
+			return c.Recognize(fs, ks)
+		}
+		found, ok, err := rank.Suggest(rk.Rows, id, fold)
+		if err != nil {
+			return "", "", err
+		}
+		if !ok {
+			return fmt.Sprintf("best-ranked in %s, B-score %.3f", file, s.Best.BScore),
+				fmt.Sprintf("no filter of the ranking shows a change in the calls of %s; its similarity to the other traces changed, not its own calls", id), nil
+		}
+		v = &found
+	}
+	f.filter, f.k = v.Filter, v.K
+	return fmt.Sprintf("the shortest diff among the ranking's rows where %s is %s", id, viewWhy(v)), "", nil
 }
 
 func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
@@ -195,12 +234,11 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 			}
 		}
 	}
-	dirs, source, err := f.params(cmd)
+	dirs, source, pick, err := f.params(cmd)
 	if err != nil {
 		return err
 	}
-	flt, _, _, err := f.parse()
-	if err != nil {
+	if _, _, _, err := f.parse(); err != nil {
 		return err
 	}
 
@@ -210,6 +248,19 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	}
 	printNotes(cmd, c.PairNotes())
 	threads, err := diffTraces(c, id)
+	if err != nil {
+		return err
+	}
+	if pick != nil {
+		var note string
+		if source, note, err = f.pickView(c, pick, id); err != nil {
+			return err
+		}
+		if note != "" {
+			printNotes(cmd, []string{note})
+		}
+	}
+	flt, _, _, err := f.parse()
 	if err != nil {
 		return err
 	}
@@ -231,7 +282,11 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if source != "" {
 		fmt.Fprintf(w, " (%s)", source)
 	}
-	fmt.Fprintf(w, "\nnormal  %s\nfaulty  %s\n\n", shortPath(c.Runs[rank.Normal].Dir), shortPath(c.Runs[rank.Faulty].Dir))
+	fmt.Fprintf(w, "\nnormal  %s\nfaulty  %s\n", shortPath(c.Runs[rank.Normal].Dir), shortPath(c.Runs[rank.Faulty].Dir))
+	for _, ch := range n.RunWide {
+		fmt.Fprintf(w, "run-wide, left out (every process of the faulty run shows it): %s\n", ellipsis(ch.Format(n.Table, n.Names()), 100))
+	}
+	w.WriteString("\n")
 	if err := pic.WriteText(w, color); err != nil {
 		return err
 	}
@@ -314,7 +369,7 @@ func diffPicture(c *rank.Comparison, n *rank.NLR, id trace.ID, threads []trace.I
 	var used []nlr.Sequence
 	for _, t := range threads {
 		i, _ := c.Index(t)
-		ns, fs := n.Seqs[rank.Normal][i], n.Seqs[rank.Faulty][i]
+		ns, fs := n.Seq(rank.Normal, i), n.Seq(rank.Faulty, i)
 		blocks, err := diffnlr.Diff(ns, fs)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("diffNLR(%s): %v", t, err)

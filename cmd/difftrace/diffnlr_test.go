@@ -163,22 +163,23 @@ func TestDiffNLRSession(t *testing.T) {
 
 	okIn(t, dir, "rank", absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug"))
 	var s struct {
-		Best struct {
-			Filter string  `json:"filter"`
-			K      int     `json:"k"`
-			BScore float64 `json:"bscore"`
-		} `json:"best"`
+		Suggestion struct {
+			Trace  string `json:"trace"`
+			Filter string `json:"filter"`
+			K      int    `json:"k"`
+		} `json:"suggestion"`
 	}
 	b, err := os.ReadFile(filepath.Join(dir, ".difftrace", "session.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &s); err != nil || s.Best.Filter == "" {
+	if err := json.Unmarshal(b, &s); err != nil || s.Suggestion.Filter == "" || s.Suggestion.Trace != "5" {
 		t.Fatalf("session: %v %s", err, b)
 	}
+	// With no flags, diffnlr shows the view rank suggested.
 	out := okIn(t, dir, "diffnlr", "5", "-o", "x.svg", "-o", "x.png", "-o", "x.dot")
-	head := fmt.Sprintf("diffNLR(5): filter %s, K %d (best-ranked in .difftrace/session.json, B-score %.3f)\nnormal  %s\nfaulty  %s\n",
-		s.Best.Filter, s.Best.K, s.Best.BScore, absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug"))
+	head := fmt.Sprintf("diffNLR(5): filter %s, K %d (the shortest diff among the ranking's rows where 5 is the top suspect)\nnormal  %s\nfaulty  %s\n",
+		s.Suggestion.Filter, s.Suggestion.K, absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug"))
 	if !strings.HasPrefix(out, head) {
 		t.Errorf("diffnlr does not follow the session; want the header\n%s\ngot\n%s", head, out)
 	}
@@ -316,5 +317,52 @@ func TestDifftraceDoesNotLinkGraphviz(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "github.com/goccy/go-graphviz\n") {
 		t.Error("difftrace-draw does not link go-graphviz")
+	}
+}
+
+// The command rank suggests shows a change, for every committed pair where
+// a trace changed its calls; diffnlr of another trace picks its own view by
+// the same rule, or says plainly that no filter shows it changed; the
+// run-wide command-line parsing is left out and said once.
+func TestSuggestedDiffShowsTheChange(t *testing.T) {
+	for _, p := range [][2]string{
+		{"oddeven-normal", "oddeven-swapbug"}, {"oddeven-normal", "oddeven-dlbug"},
+		{"ilcs-normal", "ilcs-critbug"}, {"ilcs-normal", "ilcs-dlbug"}, {"ilcs-normal", "ilcs-maxbug"},
+	} {
+		dir := t.TempDir()
+		out := okIn(t, dir, "rank", absRun(t, p[0]), absRun(t, p[1]))
+		_, cmdline, found := strings.Cut(out, "how it changed: difftrace ")
+		if p[1] == "ilcs-maxbug" {
+			if found || !strings.Contains(out, "no trace stands out") || !strings.Contains(out, "run-wide changes:") {
+				t.Errorf("%s: want no suggestion, and the run-wide change said:\n%s", p[1], out)
+			}
+			continue
+		}
+		if !found {
+			t.Fatalf("%s: rank suggests nothing:\n%s", p[1], out)
+		}
+		args := strings.Fields(strings.SplitN(cmdline, "\n", 2)[0])
+		diff := okIn(t, dir, append(args, "--color", "never")...)
+		body := diffBody(t, diff)
+		if !strings.Contains(body, "\n- ") && !strings.Contains(body, "\n+ ") && !strings.HasPrefix(body, "- ") && !strings.HasPrefix(body, "+ ") {
+			t.Errorf("%s: %s shows no change:\n%s", p[1], strings.Join(args, " "), diff)
+		}
+		if strings.Contains(diff, "strcmp") {
+			t.Errorf("%s: the run-wide command-line parsing shows in the diff of one trace:\n%s", p[1], diff)
+		}
+	}
+
+	// 6.0 of the swapBug run changed nothing but its command line.
+	dir := t.TempDir()
+	okIn(t, dir, "rank", absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug"))
+	r := difftraceAt(t, dir, nil, "diffnlr", "6", "--color", "never")
+	if r.code != 0 || !strings.Contains(string(r.stderr), "no filter of the ranking shows a change in the calls of 6") {
+		t.Errorf("diffnlr 6: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// 4.0 of the dlBug run is a suspect: its own view, from the rows
+	// where it is one.
+	okIn(t, dir, "rank", absRun(t, "oddeven-normal"), absRun(t, "oddeven-dlbug"))
+	if out := okIn(t, dir, "diffnlr", "4", "--color", "never"); !strings.Contains(out, "where 4 is ") || !strings.Contains(out, "+ ") {
+		t.Errorf("diffnlr 4 after rank of the dlBug run:\n%s", out)
 	}
 }

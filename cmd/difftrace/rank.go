@@ -236,6 +236,7 @@ func (f *rankFlags) session(args []string, rk *rank.Ranking) (*session, error) {
 	if best, ok := rk.Best(); ok {
 		s.Best = &best
 	}
+	s.Suggestion = rk.Suggestion
 	if len(rk.ThreadVotes) > 0 {
 		s.TopThread = rk.ThreadVotes[0].ID.String()
 	}
@@ -297,6 +298,7 @@ func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, f *rank
 	for _, n := range rk.Notes {
 		fmt.Fprintf(out, "note: %s\n", n)
 	}
+	writeRunWide(out, rk.RunWide)
 	out.Write([]byte("\n"))
 
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
@@ -315,14 +317,24 @@ func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, f *rank
 	}
 	writeConsensus(out, "threads", rk.ThreadVotes, len(rk.Rows))
 	writeConsensus(out, "processes", rk.ProcessVotes, len(rk.Rows))
-	if len(rk.ThreadVotes) > 0 {
-		id := rk.ThreadVotes[0].ID
-		arg := id.String()
-		if procs == len(c.IDs) {
-			arg = id.Process().String()
-		}
-		fmt.Fprintf(out, "\nhow it changed: difftrace diffnlr %s\n", arg)
+	switch v := rk.Suggestion; {
+	case v != nil:
+		why := viewWhy(v)
+		fmt.Fprintf(out, "\nhow it changed: difftrace diffnlr %s\n", v.Trace)
+		fmt.Fprintf(out, "        (filter %s, K %d: the shortest diff among the rows where %s is %s, %s)\n",
+			v.Filter, v.K, v.Trace, why, plural(uint64(v.Changes), "changed element"))
+	case len(rk.ThreadVotes) > 0 && rk.ThreadVotes[0].First > 0:
+		fmt.Fprintf(out, "\nhow it changed: no filter shows a change in the calls of %s\n", rk.ThreadVotes[0].ID)
+	case len(rk.RunWide) > 0:
+		fmt.Fprintf(out, "\nhow it changed: no trace stands out; apart from the run-wide changes above, every trace made the same calls in both runs (a bug that changes values but not calls does not show in call traces)\n")
+	default:
+		fmt.Fprintf(out, "\nhow it changed: no trace stands out; every trace made the same calls in both runs (a bug that changes values but not calls does not show in call traces)\n")
 	}
+}
+
+// viewWhy says which rows a suggested view comes from.
+func viewWhy(v *rank.View) string {
+	return map[string]string{"first": "the top suspect", "listed": "a suspect", "changed": "changed"}[v.Why]
 }
 
 func writeConsensus(out io.Writer, level string, votes []rank.Vote, rows int) {
@@ -383,4 +395,29 @@ func completeRunDirs(cmd *cobra.Command, args []string, toComplete string) ([]st
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	return nil, cobra.ShellCompDirectiveFilterDirs
+}
+
+// writeRunWide reports the changes every process of the faulty run shows
+// alike, once per filter and K, each change shortened to a line.
+func writeRunWide(out io.Writer, rws []rank.RunWide) {
+	if len(rws) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "run-wide changes: every process of the faulty run shows them alike (its command line, say), so they point at no trace and no row counts them\n")
+	for _, rw := range rws {
+		more := ""
+		if len(rw.Changes) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(rw.Changes)-1)
+		}
+		fmt.Fprintf(out, "        %s, K %d: %s%s\n", rw.Filter, rw.K, ellipsis(rw.Changes[0], 100), more)
+	}
+}
+
+// ellipsis cuts s to at most n runes, ending in "…" when it cut.
+func ellipsis(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -35,6 +35,9 @@ type session struct {
 	Linkages []string `json:"linkages"`
 	// Best is the first row of the ranking (lowest B-score).
 	Best *rank.Row `json:"best,omitempty"`
+	// Suggestion is the view rank suggests for the consensus top
+	// (rank.Suggest); diffnlr of that trace with no flags shows it.
+	Suggestion *rank.View `json:"suggestion,omitempty"`
 	// TopThread and TopProcess are the consensus leaders.
 	TopThread  string `json:"top_thread,omitempty"`
 	TopProcess string `json:"top_process,omitempty"`
@@ -88,4 +91,19 @@ func loadSession() (*session, error) {
 		return nil, fmt.Errorf("%s: the session names no runs (run difftrace rank again to rewrite it)", path)
 	}
 	return &s, nil
+}
+
+// loadRanking reads .difftrace/ranking.json of the current directory, the
+// ranking the session's rank wrote.
+func loadRanking() (*rank.Ranking, error) {
+	path := filepath.Join(sessionDir, rankingFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v (run difftrace rank again to rewrite it)", path, err)
+	}
+	var rk rank.Ranking
+	if err := json.Unmarshal(b, &rk); err != nil {
+		return nil, fmt.Errorf("%s: not a difftrace ranking: %v (run difftrace rank again to rewrite it)", path, err)
+	}
+	return &rk, nil
 }

@@ -1,0 +1,183 @@
+package rank
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// Change is one stretch of a trace's diffNLR: what the normal run did there
+// (Normal) and what the faulty run did instead (Faulty); either may be
+// empty.
+type Change struct {
+	Normal nlr.Sequence
+	Faulty nlr.Sequence
+}
+
+// Format writes the change as "- A, B + C, [D]^4", loops written out
+// (nlr.Table.Inline), with name naming symbols.
+func (ch Change) Format(t *nlr.Table, name func(trace.Symbol) string) string {
+	var parts []string
+	if len(ch.Normal) > 0 {
+		parts = append(parts, "- "+t.Inline(ch.Normal, name))
+	}
+	if len(ch.Faulty) > 0 {
+		parts = append(parts, "+ "+t.Inline(ch.Faulty, name))
+	}
+	return strings.Join(parts, " ")
+}
+
+// key identifies a change across traces: the loop table is shared, so equal
+// keys are equal changes.
+func (ch Change) key() string {
+	var b strings.Builder
+	for _, s := range [2]nlr.Sequence{ch.Normal, ch.Faulty} {
+		for _, e := range s {
+			if e.IsLoop() {
+				b.WriteString("L" + strconv.Itoa(int(e.Loop)) + "^" + strconv.Itoa(int(e.Count)))
+			} else {
+				b.WriteString(strconv.FormatUint(uint64(e.Sym), 10))
+			}
+			b.WriteByte(',')
+		}
+		b.WriteByte('|')
+	}
+	return b.String()
+}
+
+// changes splits a diff into its common stretches and its changes, in
+// order: each element of the result is either common (Change with Normal
+// only, common set) or a change.
+type stretch struct {
+	common bool
+	Change
+}
+
+func stretches(blocks []diffnlr.Block) []stretch {
+	var out []stretch
+	for _, b := range blocks {
+		if b.Kind == diffnlr.Common {
+			out = append(out, stretch{common: true, Change: Change{Normal: b.Elems}})
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].common {
+			out = append(out, stretch{})
+		}
+		ch := &out[len(out)-1].Change
+		if b.Kind == diffnlr.NormalOnly {
+			ch.Normal = append(ch.Normal, b.Elems...)
+		} else {
+			ch.Faulty = append(ch.Faulty, b.Elems...)
+		}
+	}
+	return out
+}
+
+// findRunWide finds the changes that every process of the comparison (at
+// least two, each in both runs) shows in one of its threads alike, such as
+// a different command line that every rank parses, or a bug that acts on
+// every rank the same way. Such a change points at no trace: the analysis
+// sees the faulty traces with it undone (Seq), and it is reported once
+// (RunWide).
+func (n *NLR) findRunWide() error {
+	c := n.c
+	if len(c.Runs) != 2 {
+		return nil
+	}
+	_, of := c.objectsOf(Processes)
+	inBoth := map[int]bool{}
+	for i := range c.IDs {
+		if c.Has(Normal, i) && c.Has(Faulty, i) {
+			inBoth[of[i]] = true
+		}
+	}
+	if len(inBoth) < 2 {
+		return nil
+	}
+	type found struct {
+		change Change
+		procs  map[int]bool
+	}
+	byKey := map[string]*found{}
+	var order []string
+	diffs := make([][]stretch, len(c.IDs))
+	for i := range c.IDs {
+		ns, fs := n.Seqs[Normal][i], n.Seqs[Faulty][i]
+		if !inBoth[of[i]] || ns.Equal(fs) {
+			continue
+		}
+		blocks, err := diffnlr.Diff(ns, fs)
+		if err != nil {
+			return err
+		}
+		diffs[i] = stretches(blocks)
+		for _, st := range diffs[i] {
+			if st.common {
+				continue
+			}
+			k := st.key()
+			f := byKey[k]
+			if f == nil {
+				f = &found{change: st.Change, procs: map[int]bool{}}
+				byKey[k] = f
+				order = append(order, k)
+			}
+			f.procs[of[i]] = true
+		}
+	}
+	wide := map[string]bool{}
+	for _, k := range order {
+		if len(byKey[k].procs) == len(inBoth) {
+			wide[k] = true
+			n.RunWide = append(n.RunWide, byKey[k].change)
+		}
+	}
+	if len(wide) == 0 {
+		return nil
+	}
+	n.analysed = make([]nlr.Sequence, len(c.IDs))
+	for i, d := range diffs {
+		touched := false
+		s := nlr.Sequence{} // not nil: nil in analysed means unchanged
+		for _, st := range d {
+			switch {
+			case st.common:
+				s = append(s, st.Normal...)
+			case wide[st.key()]:
+				s = append(s, st.Normal...)
+				touched = true
+			default:
+				s = append(s, st.Faulty...)
+			}
+		}
+		if touched {
+			n.analysed[i] = s
+		}
+	}
+	return nil
+}
+
+// Seq returns the NLR of trace IDs[i] in run r as the analysis sees it: as
+// recorded (Seqs), except that in the faulty run the run-wide changes
+// (RunWide) are undone.
+func (n *NLR) Seq(r, i int) nlr.Sequence {
+	if r == Faulty && n.analysed != nil && n.analysed[i] != nil {
+		return n.analysed[i]
+	}
+	return n.Seqs[r][i]
+}
+
+// Seqs of run r as the analysis sees them (Seq).
+func (n *NLR) seqs(r int) []nlr.Sequence {
+	if r != Faulty || n.analysed == nil {
+		return n.Seqs[r]
+	}
+	out := make([]nlr.Sequence, len(n.Seqs[r]))
+	for i := range out {
+		out[i] = n.Seq(r, i)
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package rank
+
+import (
+	"testing"
+
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// The suggestion for the consensus top of every committed pair is a filter
+// and K of a row where that trace is the top suspect, whose diff is not
+// empty, and no such row has a shorter one; a bug that changes no call gets
+// no suggestion.
+func TestSuggestion(t *testing.T) {
+	for _, c := range []struct {
+		normal, faulty string
+		want           trace.ID
+		none           bool
+	}{
+		{"oddeven-normal", "oddeven-swapbug", pid(5), false},
+		{"oddeven-normal", "oddeven-dlbug", pid(5), false},
+		{"ilcs-normal", "ilcs-critbug", tid(6, 4), false},
+		{"ilcs-normal", "ilcs-dlbug", tid(0, 0), false},
+		{"ilcs-normal", "ilcs-maxbug", trace.ID{}, true},
+	} {
+		cmp := openRuns(t, Options{}, c.normal, c.faulty)
+		rk, err := cmp.Sweep(defaultGrid(t, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := rk.Suggestion
+		if c.none {
+			if v != nil {
+				t.Errorf("%s: suggestion %+v, want none (no trace changed its calls)", c.faulty, *v)
+			}
+			continue
+		}
+		if v == nil {
+			t.Fatalf("%s: no suggestion, want one for %v", c.faulty, c.want)
+		}
+		if v.Trace != c.want || v.Why != "first" || v.Changes == 0 {
+			t.Errorf("%s: suggestion %+v, want %v as the top suspect with a non-empty diff", c.faulty, *v, c.want)
+		}
+		// Check the choice against every row where the trace is first.
+		checked := map[string]bool{}
+		for _, r := range rk.Rows {
+			sus := r.Threads
+			if c.want.IsProcess() {
+				sus = r.Processes
+			}
+			if len(sus) == 0 || sus[0].ID != c.want || checked[r.Filter] {
+				continue
+			}
+			checked[r.Filter] = true
+			nlrs, err := cmp.Recognize([]*filters.Filter{filters.MustParse(r.Filter)}, []int{r.K})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := nlrs[0].Changes(c.want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 && n < v.Changes {
+				t.Errorf("%s: row %s shows %d changed elements of %v, fewer than the suggested %d", c.faulty, rowName(r), n, c.want, v.Changes)
+			}
+		}
+	}
+}
