@@ -35,6 +35,9 @@ func Written(image, sym string) trace.Name {
 	if short := demangle.Filter(base, demangle.NoParams, demangle.NoTemplateParams, demangle.NoClones); short != base && short+suffix != n.Func {
 		n.Short = short + suffix
 	}
+	if u := demangle.Filter(base, demangle.NoTemplateParams); u != base && u+suffix != n.Func {
+		n.Untemplated = u + suffix
+	}
 	return n
 }
 

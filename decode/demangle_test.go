@@ -14,10 +14,11 @@ func TestWritten(t *testing.T) {
 		{"MPI_Send", trace.Name{Func: "MPI_Send"}},
 		{"main", trace.Name{Func: "main"}},
 		{"_ZN4mesh4Grid4stepEd", trace.Name{Func: "mesh::Grid::step(double)", Linked: "_ZN4mesh4Grid4stepEd", Short: "mesh::Grid::step"}},
-		{"_ZNK4mesh5FieldIdE2atEii", trace.Name{Func: "mesh::Field<double>::at(int, int) const", Linked: "_ZNK4mesh5FieldIdE2atEii", Short: "mesh::Field::at"}},
+		{"_ZNK4mesh5FieldIdE2atEii", trace.Name{Func: "mesh::Field<double>::at(int, int) const", Linked: "_ZNK4mesh5FieldIdE2atEii", Short: "mesh::Field::at", Untemplated: "mesh::Field::at(int, int) const"}},
 		{"_ZN6solver8SmootherIdLi2EE5relaxERN4mesh5FieldIdEERKS4_", trace.Name{
 			Func:   "solver::Smoother<double, 2>::relax(mesh::Field<double>&, mesh::Field<double> const&)",
-			Linked: "_ZN6solver8SmootherIdLi2EE5relaxERN4mesh5FieldIdEERKS4_", Short: "solver::Smoother::relax"}},
+			Linked: "_ZN6solver8SmootherIdLi2EE5relaxERN4mesh5FieldIdEERKS4_", Short: "solver::Smoother::relax",
+			Untemplated: "solver::Smoother::relax(mesh::Field&, mesh::Field const&)"}},
 		{"_ZN3foo3barEv.isra.0", trace.Name{Func: "foo::bar() [clone .isra.0]", Linked: "_ZN3foo3barEv.isra.0", Short: "foo::bar"}},
 		// A PLT stub keeps its suffix on both forms.
 		{"_ZN4mesh4Grid4stepEd@plt", trace.Name{Func: "mesh::Grid::step(double)@plt", Linked: "_ZN4mesh4Grid4stepEd@plt", Short: "mesh::Grid::step@plt"}},
@@ -32,8 +33,9 @@ func TestWritten(t *testing.T) {
 	}
 }
 
-// Labels are brief, but tell overloads apart; a constructor's complete and
-// base object variants (C1, C2) are one name.
+// Labels are brief, but tell overloads apart by their parameters, and
+// instances of one template by their arguments; a constructor's complete
+// and base object variants (C1, C2) are one name.
 func TestLabels(t *testing.T) {
 	tab := trace.NewTable()
 	step := tab.Intern(Written("app", "_ZN4mesh4Grid4stepEd"))
@@ -42,13 +44,21 @@ func TestLabels(t *testing.T) {
 	c1 := tab.Intern(Written("app", "_ZN4mesh4GridC1Eii"))
 	c2 := tab.Intern(Written("app", "_ZN4mesh4GridC2Eii"))
 	send := tab.Intern(Written("libmpi.so.40", "MPI_Send"))
+	fill := tab.Intern(Written("app", "_ZN4mesh5FieldIdE4fillEd"))
+	fillInt := tab.Intern(Written("app", "_ZN4mesh5FieldIiE4fillEi"))
+	swap := tab.Intern(Written("app", "_ZN4mesh5FieldIdE4swapERS1_"))
+	swapInt := tab.Intern(Written("app", "_ZN4mesh5FieldIiE4swapERS1_"))
 	for _, c := range []struct {
 		s    trace.Symbol
 		want string
 	}{
 		{step, "mesh::Grid::step"},
-		{atConst, "mesh::Field<double>::at(int, int) const"},
-		{at, "mesh::Field<double>::at(int, int)"},
+		{atConst, "mesh::Field::at(int, int) const"},
+		{at, "mesh::Field::at(int, int)"},
+		{fill, "mesh::Field::fill(double)"},
+		{fillInt, "mesh::Field::fill(int)"},
+		{swap, "mesh::Field<double>::swap(mesh::Field<double>&)"},
+		{swapInt, "mesh::Field<int>::swap(mesh::Field<int>&)"},
 		{c1, "mesh::Grid::Grid"},
 		{c2, "mesh::Grid::Grid"},
 		{send, "MPI_Send"},

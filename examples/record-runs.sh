@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Records the example runs committed under testdata/runs (make examples):
 # the odd/even sort (seeds/002 §3.2.7) normal, with swapBug and with dlBug,
-# and ILCS (§3.4) normal and with each of its three bugs.
+# ILCS (§3.4) normal and with each of its three bugs, and the C++ proxy
+# stencil normal and with rank 3 skipping its halo exchange in step 5.
 #
 #   examples/record-runs.sh DIFFTRACE EXAMPLES_DIR OUT_DIR
 set -euo pipefail
@@ -45,4 +46,6 @@ record ilcs-normal 8 -- "$EX/ilcs"
 record ilcs-critbug 8 -- "$EX/ilcs" --crit-bug 6 4
 record ilcs-dlbug 8 --timeout 10s -- "$EX/ilcs" --count-bug 2
 record ilcs-maxbug 8 -- "$EX/ilcs" --max-bug 0
+record stencil-normal 8 -- "$EX/stencil"
+record stencil-skipbug 8 --timeout 30s -- "$EX/stencil" --skip-bug 3 5
 du -sh "$OUT"

@@ -137,7 +137,7 @@ func (f *Filter) Keep(fn string) bool { return f.KeepName(trace.Name{Func: fn}) 
 // "mesh::Grid::step(double)", "mesh::Grid::step") and as linked
 // ("_ZN4mesh4Grid4stepEd"), so a spec written with either keeps the call.
 func (f *Filter) KeepName(n trace.Name) bool {
-	forms := [3]string{n.Func, n.Short, n.Linked}
+	forms := [4]string{n.Func, n.Short, n.Untemplated, n.Linked}
 	if f.dropPLT && (IsPLTStub(n.Func) || IsPLTStub(n.Symbol())) {
 		return false
 	}

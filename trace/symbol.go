@@ -28,13 +28,16 @@ const Return Symbol = 0
 // is demangled ("mesh::Grid::step(double)"), a C symbol is itself. Linked
 // keeps the symbol as the linker saw it ("_ZN4mesh4Grid4stepEd") when it
 // differs from Func, and Short is Func without parameter lists and template
-// arguments ("mesh::Grid::step") when that is shorter. decode fills both;
-// a Name built with Func alone is a C name.
+// arguments ("mesh::Grid::step") when that is shorter; Untemplated keeps
+// the parameters but drops template arguments ("mesh::Field::at(int, int)
+// const"), to tell overloads apart briefly. decode fills them; a Name built
+// with Func alone is a C name.
 type Name struct {
-	Image  string
-	Func   string
-	Linked string
-	Short  string
+	Image       string
+	Func        string
+	Linked      string
+	Short       string
+	Untemplated string
 }
 
 // Symbol returns the name as linked: what a ParLOT function table and the
@@ -82,10 +85,10 @@ type Table struct {
 	names []Name
 	index map[Name]Symbol
 	// briefs holds the full name of the first function of each image with
-	// a brief name; ambiguous marks the brief names that stand for several
-	// (overloads, template instances): Label shows those in full. Symbols
-	// that differ only as linked (a C++ constructor's complete and base
-	// object variants) are one name.
+	// a brief (or untemplated) name; ambiguous marks the names that stand
+	// for several (overloads, template instances): Label shows those in a
+	// longer form. Symbols that differ only as linked (a C++ constructor's
+	// complete and base object variants) are one name.
 	briefs     map[[2]string]string
 	ambiguous  map[[2]string]bool
 	signatures bool
@@ -104,11 +107,13 @@ func (t *Table) Intern(n Name) Symbol {
 	s := Symbol(len(t.names))
 	t.names = append(t.names, n)
 	t.index[n] = s
-	b := [2]string{n.Image, n.Brief()}
-	if f, ok := t.briefs[b]; !ok {
-		t.briefs[b] = n.Func
-	} else if f != n.Func {
-		t.ambiguous[b] = true
+	for _, form := range [2]string{n.Brief(), "\x00" + n.Untemplated} {
+		b := [2]string{n.Image, form}
+		if f, ok := t.briefs[b]; !ok {
+			t.briefs[b] = n.Func
+		} else if f != n.Func {
+			t.ambiguous[b] = true
+		}
 	}
 	return s
 }
@@ -118,15 +123,21 @@ func (t *Table) Intern(n Name) Symbol {
 func (t *Table) ShowSignatures(on bool) { t.signatures = on }
 
 // Label returns how tables and pictures name s: its brief name
-// ("mesh::Grid::step"), or its full name when another function of the same
-// image has the same brief name (overloads are told apart) or when
-// ShowSignatures is on.
+// ("mesh::Grid::step"); when another function of the same image has the
+// same brief name, its name with parameters but without template arguments
+// ("mesh::Field::at(int, int) const"), or when that is shared too (two
+// instances of one template) or ShowSignatures is on, its full name.
 func (t *Table) Label(s Symbol) string {
 	n := t.names[s]
-	if t.signatures || n.Short == "" || t.ambiguous[[2]string{n.Image, n.Short}] {
+	switch {
+	case t.signatures || n.Short == "":
 		return n.Func
+	case !t.ambiguous[[2]string{n.Image, n.Short}]:
+		return n.Short
+	case n.Untemplated != "" && !t.ambiguous[[2]string{n.Image, "\x00" + n.Untemplated}]:
+		return n.Untemplated
 	}
-	return n.Short
+	return n.Func
 }
 
 // Lookup returns the symbol of n and whether it is in the table.

@@ -331,10 +331,6 @@ func (l *lister) jsonName(s trace.Symbol) string {
 		img, _ := json.Marshal(n.Image)
 		fn, _ := json.Marshal(n.Func)
 		j = `"image":` + string(img) + `,"func":` + string(fn)
-		if n.Linked != "" {
-			sym, _ := json.Marshal(n.Linked)
-			j += `,"symbol":` + string(sym)
-		}
 	}
 	l.json[s] = j
 	return j

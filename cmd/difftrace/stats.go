@@ -182,9 +182,8 @@ func (s *statsWriter) table(groups []decode.Group) {
 func countWidth(c uint64) int { return len(strconv.FormatUint(c, 10)) }
 
 type jsonFunc struct {
-	Image  string `json:"image"`
-	Func   string `json:"func"`
-	Symbol string `json:"symbol,omitempty"` // as linked, when Func is demangled
+	Image string `json:"image"`
+	Func  string `json:"func"` // as written: demangled, with its parameters
 }
 
 func (s *statsWriter) jsonName(sym trace.Symbol) *jsonFunc {
@@ -192,7 +191,7 @@ func (s *statsWriter) jsonName(sym trace.Symbol) *jsonFunc {
 		return nil
 	}
 	n := s.tab.Name(sym)
-	return &jsonFunc{n.Image, n.Func, n.Linked}
+	return &jsonFunc{n.Image, n.Func}
 }
 
 func (s *statsWriter) json(dir string, groups []decode.Group) {

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// mangled matches an Itanium C++ mangled name.
+var mangled = regexp.MustCompile(`_Z[NKSLZ0-9]\w*`)
+
+// On the committed C++ runs (namespaces, classes, templates, the C++
+// library at -O0) no command prints a mangled name, in any format, and
+// pictures neither.
+func TestNoMangledNames(t *testing.T) {
+	normal, faulty := absRun(t, "stencil-normal"), absRun(t, "stencil-skipbug")
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"info", normal},
+		{"decode", normal, "--trace", "3.0"},
+		{"decode", faulty, "--trace", "3.0", "--format", "flat"},
+		{"decode", faulty, "--trace", "3.0", "--format", "json"},
+		{"decode", faulty, "--trace", "3.0", "--stack-at", "5000"},
+		{"stats", normal, "--edges"},
+		{"stats", normal, "--edges", "--format", "json"},
+		{"stats", normal, "--edges", "--format", "csv"},
+		{"filter", faulty, "--filter", "all", "--trace", "3.0"},
+		{"filter", faulty, "--filter", "all", "--trace", "3.0", "--format", "json"},
+		{"nlr", normal, faulty, "--filter", "all"},
+		{"nlr", normal, faulty, "--filter", "all", "--format", "json"},
+		{"lattice", normal, "--filter", "cust=^physics::"},
+		{"jsm", normal, faulty, "--filter", "all"},
+		{"rank", normal, faulty},
+		{"rank", normal, faulty, "--format", "json"},
+		{"diffnlr", "3", "--filter", "all", "--color", "never", "--full", "-o", "d.dot"},
+		{"diffnlr", "3", "--filter", "all", "--signatures", "--color", "never"},
+	} {
+		out := okIn(t, dir, args...)
+		if m := mangled.FindString(out); m != "" {
+			t.Errorf("difftrace %s prints the mangled name %s", strings.Join(args, " "), m)
+		}
+	}
+	dot, err := os.ReadFile(filepath.Join(dir, "d.dot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := mangled.FindString(string(dot)); m != "" {
+		t.Errorf("the diffNLR picture holds the mangled name %s", m)
+	}
+}
+
+// A custom filter written with the names of the source keeps exactly the
+// calls it names, and one written with the linked symbol still works.
+func TestCustomFilterSourceNames(t *testing.T) {
+	run := absRun(t, "stencil-normal")
+	for _, c := range []struct {
+		spec string
+		want []string
+	}{
+		{`cust=^halo::Exchanger::exchange$`, []string{"halo::Exchanger::exchange"}},
+		{`cust=^solver::Smoother::(relax|sweep)$`, []string{"solver::Smoother::relax", "solver::Smoother::sweep"}},
+		{`cust=physics::stencil::laplacian<double>\(`, []string{"physics::stencil::laplacian"}},
+		{`cust=_ZN4halo9Exchanger8exchangeERN4mesh5FieldIdEE`, []string{"halo::Exchanger::exchange"}},
+	} {
+		out := ok(t, "filter", run, "--filter", c.spec, "--trace", "1.0")
+		lines := strings.Split(strings.TrimSpace(out), "\n")[1:]
+		if len(lines) == 0 {
+			t.Errorf("%s keeps no call", c.spec)
+			continue
+		}
+		got := map[string]int{}
+		for _, l := range lines {
+			got[l]++
+		}
+		for name := range got {
+			found := false
+			for _, w := range c.want {
+				found = found || name == w
+			}
+			if !found {
+				t.Errorf("%s keeps %s; want only %v", c.spec, name, c.want)
+			}
+		}
+		for _, w := range c.want {
+			if got[w] == 0 {
+				t.Errorf("%s keeps no call of %s:\n%s", c.spec, w, out)
+			}
+		}
+	}
+	// The stencil runs twelve steps: one exchange a step.
+	out := ok(t, "filter", run, "--filter", "cust=^halo::Exchanger::exchange$", "--format", "count")
+	if !strings.Contains(out, "1.0\t12\n") {
+		t.Errorf("halo exchanges per rank:\n%s", out)
+	}
+}
