@@ -25,6 +25,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/difftrace/difftrace/draw/cache"
+	"github.com/difftrace/difftrace/internal/interrupt"
 )
 
 // Format is what Render produces.
@@ -97,31 +100,87 @@ func Render(ctx context.Context, dot []byte, f Format) ([]byte, error) {
 }
 
 // renderHelper draws dot in format f, which Render has checked, with the
-// helper program (see Helper).
+// helper program (see Helper). When the helper finds its cache of compiled
+// Graphviz code damaged, the cache is cleared and the picture drawn once
+// more.
 func renderHelper(ctx context.Context, dot []byte, f Format) ([]byte, error) {
 	path, err := Helper()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, path, string(f))
-	cmd.Stdin = bytes.NewReader(dot)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
-			msg = strings.TrimSpace(msg[i+1:])
+	for try := 0; ; try++ {
+		pic, stderr, err := runHelper(ctx, path, dot, f)
+		if err == nil {
+			return pic, nil
 		}
-		msg = strings.TrimPrefix(msg, HelperName+": ")
-		if msg == "" {
-			msg = err.Error()
+		msg := helperError(stderr, err)
+		if try == 0 && strings.Contains(msg, "compilationcache") && cache.Clear() == nil {
+			continue // a damaged cache: compile afresh
 		}
 		return nil, fmt.Errorf("%s (%s): %s", HelperName, path, msg)
 	}
-	if out.Len() == 0 {
-		return nil, fmt.Errorf("%s (%s) drew an empty %s picture", HelperName, path, strings.ToUpper(string(f)))
+}
+
+// runHelper runs the helper once.
+func runHelper(ctx context.Context, path string, dot []byte, f Format) (pic []byte, stderr string, err error) {
+	cmd := exec.CommandContext(ctx, path, string(f))
+	cmd.Stdin = bytes.NewReader(dot)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	done, err := interrupt.Start(cmd)
+	if err != nil {
+		return nil, "", err
 	}
-	return out.Bytes(), nil
+	err = cmd.Wait()
+	done()
+	if err != nil {
+		return nil, errb.String(), err
+	}
+	if out.Len() == 0 {
+		return nil, errb.String(), fmt.Errorf("it drew an empty %s picture", strings.ToUpper(string(f)))
+	}
+	return out.Bytes(), "", nil
+}
+
+// helperError says in one line why the helper failed: its own error, or
+// the text of the panic or fatal error that ended it (not the last line of
+// a stack trace), with what to try when memory ran out.
+func helperError(stderr string, err error) string {
+	var msg string
+	for _, line := range strings.Split(stderr, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "panic: "), strings.HasPrefix(line, "fatal error: "):
+			if msg == "" {
+				msg = line
+			}
+		case strings.HasPrefix(line, HelperName+": ") && !strings.HasPrefix(line, HelperName+": note: "):
+			msg = strings.TrimPrefix(line, HelperName+": ")
+		}
+	}
+	if msg == "" {
+		msg = strings.TrimSpace(stderr)
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = strings.TrimSpace(msg[i+1:])
+		}
+	}
+	if msg == "" {
+		msg = err.Error()
+	}
+	if outOfMemory(msg) {
+		msg += " (it ran out of memory: Graphviz needs about 100 MB of memory and 1 GB of address space; raise ulimit -v, or draw the .dot file elsewhere)"
+	}
+	return msg
+}
+
+// outOfMemory reports whether an error text says memory ran out.
+func outOfMemory(msg string) bool {
+	for _, s := range []string{"out of memory", "cannot allocate memory", "failed to create new OS thread", "failed to reserve"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // Helper finds the helper program: $DIFFTRACE_DRAW, else difftrace-draw in

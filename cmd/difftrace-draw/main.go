@@ -19,6 +19,7 @@ import (
 
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/draw/graphviz"
+	"github.com/difftrace/difftrace/draw/graphviz/privatecache"
 )
 
 // maxInput bounds the DOT source read: difftrace's pictures are abridged to
@@ -26,7 +27,12 @@ import (
 const maxInput = 256 << 20
 
 func main() {
-	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
+	if privatecache.Note != "" {
+		fmt.Fprintln(os.Stderr, "difftrace-draw: note: "+privatecache.Note)
+	}
+	err := run(os.Args[1:], os.Stdin, os.Stdout)
+	privatecache.Done()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "difftrace-draw: "+strings.ReplaceAll(err.Error(), "\n", " "))
 		os.Exit(1)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/internal/interrupt"
 )
 
 // version is the tool version, recorded in every run.json; set at build time
@@ -26,6 +28,13 @@ one of them changed (diffNLR).`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Interrupted, a command removes what it was writing and ends its
+		// children; capture forwards signals to the traced program instead.
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			if cmd.Name() != "capture" {
+				interrupt.Install(cmd.ErrOrStderr())
+			}
+		},
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

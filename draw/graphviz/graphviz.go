@@ -16,6 +16,7 @@ import (
 	gographviz "github.com/goccy/go-graphviz"
 
 	"github.com/difftrace/difftrace/draw"
+	_ "github.com/difftrace/difftrace/draw/graphviz/privatecache" // before go-graphviz: its cache in a private directory
 )
 
 func init() { draw.Register(Render) }

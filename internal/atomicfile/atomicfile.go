@@ -3,18 +3,49 @@
 // the same directory, which is synced and renamed into place only when the
 // writer commits. Every file difftrace writes (run files, pictures, tables)
 // goes through it.
+//
+// A new file gets the mode the umask allows (0666 less the umask), a file
+// written over keeps the mode it had. Temporary files are named
+// ".NAME.tmp-PID-RANDOM": Create removes those a killed process left beside
+// NAME, and RemoveTemps, called when a command is interrupted, those of the
+// running process.
 package atomicfile
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 )
 
 // File is a file being written under a temporary name.
 type File struct {
 	f    *os.File
 	path string
+	mode fs.FileMode
 }
+
+// live are the temporary files of this process not yet committed or
+// aborted; closed is set once RemoveTemps has run.
+var live struct {
+	sync.Mutex
+	files  map[string]bool
+	closed bool
+}
+
+// ErrInterrupted is returned by Create once the process is being ended.
+var ErrInterrupted = errors.New("the command is being interrupted")
+
+var umask = sync.OnceValue(func() fs.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return fs.FileMode(m)
+})
 
 // Create starts writing path. Nothing at path changes until Commit.
 func Create(path string) (*File, error) {
@@ -22,25 +53,68 @@ func Create(path string) (*File, error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	mode := 0o666 &^ umask()
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		mode = st.Mode().Perm()
+	}
+	removeStale(dir, base)
+	live.Lock()
+	defer live.Unlock()
+	if live.closed {
+		return nil, ErrInterrupted
+	}
+	f, err := os.CreateTemp(dir, tempPrefix(base)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, err
 	}
-	return &File{f: f, path: path}, nil
+	if live.files == nil {
+		live.files = map[string]bool{}
+	}
+	live.files[f.Name()] = true
+	return &File{f: f, path: path, mode: mode}, nil
+}
+
+func tempPrefix(base string) string { return "." + base + ".tmp-" }
+
+// removeStale removes the temporary files for base in dir that processes
+// no longer running left behind (a command killed while writing).
+func removeStale(dir, base string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, globEscape(tempPrefix(base))+"*"))
+	for _, m := range matches {
+		rest := strings.TrimPrefix(filepath.Base(m), tempPrefix(base))
+		pid, err := strconv.Atoi(rest[:max(strings.IndexByte(rest, '-'), 0)])
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			os.Remove(m)
+		}
+	}
+}
+
+// globEscape quotes the characters filepath.Match treats specially.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Write writes to the temporary file.
 func (a *File) Write(p []byte) (int, error) { return a.f.Write(p) }
 
-// Commit makes the file readable by all (mode 0644), syncs it and renames it
-// into place. On an error the temporary file is removed and path is left as
-// it was.
+// Commit gives the file its mode, syncs it and renames it into place. On an
+// error the temporary file is removed and path is left as it was.
 func (a *File) Commit() error {
 	if a.f == nil {
 		return os.ErrClosed
 	}
 	tmp := a.f.Name()
-	err := a.f.Chmod(0o644)
+	err := a.f.Chmod(a.mode)
 	if err == nil {
 		err = a.f.Sync()
 	}
@@ -53,6 +127,7 @@ func (a *File) Commit() error {
 	if err != nil {
 		os.Remove(tmp)
 	}
+	forget(tmp)
 	a.f = nil
 	return err
 }
@@ -65,5 +140,32 @@ func (a *File) Abort() {
 	}
 	a.f.Close()
 	os.Remove(a.f.Name())
+	forget(a.f.Name())
 	a.f = nil
+}
+
+func forget(tmp string) {
+	live.Lock()
+	delete(live.files, tmp)
+	live.Unlock()
+}
+
+// RemoveTemps removes every temporary file of this process and makes later
+// Creates fail: for a command that is being interrupted. It returns how
+// many it removed.
+func RemoveTemps() (int, error) {
+	live.Lock()
+	defer live.Unlock()
+	live.closed = true
+	n := 0
+	var errs []error
+	for tmp := range live.files {
+		if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("removing %s: %w", tmp, err))
+			continue
+		}
+		n++
+	}
+	live.files = nil
+	return n, errors.Join(errs...)
 }

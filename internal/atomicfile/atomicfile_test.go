@@ -1,13 +1,20 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
 	"testing"
 )
 
 // TestCommitAndAbort: until Commit the old file stays whole; Commit replaces
-// it with mode 0644; Abort leaves it; neither leaves a temporary file.
+// it, keeping its mode (0600); Abort leaves it; neither leaves a temporary
+// file.
 func TestCommitAndAbort(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.txt")
@@ -28,8 +35,8 @@ func TestCommitAndAbort(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "new contents" {
 		t.Fatalf("after Commit the file reads %q", b)
 	}
-	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
-		t.Errorf("mode %v, want 0644", st.Mode().Perm())
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600, the mode of the file it replaced", st.Mode().Perm())
 	}
 	if err := a.Commit(); err == nil {
 		t.Error("a second Commit succeeded")
@@ -49,5 +56,68 @@ func TestCommitAndAbort(t *testing.T) {
 	}
 	if _, err := Create(filepath.Join(dir, "missing", "x")); err == nil {
 		t.Error("Create in a missing directory succeeded")
+	}
+}
+
+// New files get the mode the umask allows; under umask 077 nobody else may
+// read them.
+func TestModeHonoursUmask(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	umask = sync.OnceValue(func() fs.FileMode { return 0o077 }) // as the process would read it
+	defer func() { umask = sync.OnceValue(func() fs.FileMode { m := syscall.Umask(0); syscall.Umask(m); return fs.FileMode(m) }) }()
+	path := filepath.Join(t.TempDir(), "new.txt")
+	a, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Write([]byte("x"))
+	if err := a.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("new file under umask 077: mode %v, want 0600", st.Mode().Perm())
+	}
+}
+
+// A temporary file a killed process left is removed by the next Create of
+// the same file; one of a live process stays. RemoveTemps removes this
+// process's own and refuses new ones.
+func TestTemporaryFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.txt")
+	// A pid that is not running: a child that has exited.
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(dir, ".out.txt.tmp-"+strconv.Itoa(cmd.Process.Pid)+"-123")
+	alive := filepath.Join(dir, ".out.txt.tmp-1-456") // init is always running
+	for _, p := range []string{dead, alive} {
+		if err := os.WriteFile(p, []byte("left"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); err == nil {
+		t.Error("the dead process's temporary file is still there")
+	}
+	if _, err := os.Stat(alive); err != nil {
+		t.Error("a running process's temporary file was removed")
+	}
+	a.Write([]byte("partial"))
+	if n, err := RemoveTemps(); n != 1 || err != nil {
+		t.Errorf("RemoveTemps = %d, %v; want 1, nil", n, err)
+	}
+	defer func() { live.Lock(); live.closed = false; live.Unlock() }()
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != filepath.Base(alive) {
+		t.Errorf("after RemoveTemps the directory holds %v, want only the live process's file", ents)
+	}
+	if _, err := Create(path); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("Create after RemoveTemps: %v, want ErrInterrupted", err)
 	}
 }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/difftrace/difftrace/internal/testenv"
+)
+
+// helperBin is the drawing helper built beside the difftrace binary.
+func helperBin() string { return filepath.Join(filepath.Dir(difftraceBin), "difftrace-draw") }
+
+// drawWith runs the helper with extra environment, returning what it wrote.
+func drawWith(t *testing.T, env []string, argv ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	if len(argv) == 0 {
+		argv = []string{helperBin()}
+	}
+	cmd := exec.Command(argv[0], append(argv[1:], "svg")...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader("digraph { a -> b }")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+// The drawing helper keeps go-graphviz's compiled code in a private cache
+// (under XDG_CACHE_HOME, 0700), never in the shared temporary directory;
+// a cache another user planted, or that others may write, is refused (the
+// picture is still drawn, without it) and left untouched; a damaged cache of
+// one's own is cleared and compiled afresh.
+func TestDrawCacheIsPrivate(t *testing.T) {
+	home := t.TempDir()
+	tmp := t.TempDir()
+	out, stderr, err := drawWith(t, []string{"XDG_CACHE_HOME=" + home, "TMPDIR=" + tmp})
+	if err != nil || !strings.Contains(out, "<svg") {
+		t.Fatalf("drawing: %v\n%s", err, stderr)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("the helper wrote into TMPDIR: %v", ents)
+	}
+	cache := filepath.Join(home, "difftrace", "graphviz")
+	st, err := os.Stat(filepath.Join(home, "difftrace"))
+	if err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("cache directory: %v, mode %v; want 0700", err, st.Mode().Perm())
+	}
+	compiled, _ := filepath.Glob(filepath.Join(cache, "go-graphviz", "*", "*"))
+	if len(compiled) == 0 {
+		t.Fatalf("no compiled code cached under %s", cache)
+	}
+
+	// Damaged (an empty file): difftrace clears it and draws.
+	if err := os.WriteFile(compiled[0], nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r := difftraceAt(t, dir, []string{"XDG_CACHE_HOME=" + home}, "diffnlr", "5", "--normal", absRun(t, "oddeven-normal"), "--faulty", absRun(t, "oddeven-swapbug"), "-o", "d.svg")
+	if r.code != 0 {
+		t.Fatalf("drawing with a damaged cache: exit %d: %s", r.code, r.stderr)
+	}
+	if st, err := os.Stat(compiled[0]); err != nil || st.Size() == 0 {
+		t.Errorf("the damaged cache file was not compiled afresh: %v", err)
+	}
+
+	// Writable by others: refused, and the picture is drawn all the same.
+	if err := os.Chmod(compiled[0], 0o666); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err = drawWith(t, []string{"XDG_CACHE_HOME=" + home})
+	if err != nil || !strings.Contains(out, "<svg") || !strings.Contains(stderr, "may be written by other users") {
+		t.Errorf("a world-writable cache file: %v, stderr %q", err, stderr)
+	}
+	os.Chmod(compiled[0], 0o600)
+
+	if os.Getuid() != 0 {
+		t.Skip("SKIPPING the planted-by-another-user checks: they need root (to give files to another uid, and setpriv)")
+	}
+	// Planted by another user: refused, not touched.
+	planted := t.TempDir()
+	pdir := filepath.Join(planted, "difftrace", "graphviz", "go-graphviz", filepath.Base(filepath.Dir(compiled[0])))
+	if err := os.MkdirAll(pdir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pfile := filepath.Join(pdir, filepath.Base(compiled[0]))
+	if err := os.WriteFile(pfile, []byte("planted code"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	filepath.Walk(filepath.Join(planted, "difftrace"), func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 65534, 65534) })
+	out, stderr, err = drawWith(t, []string{"XDG_CACHE_HOME=" + planted})
+	if err != nil || !strings.Contains(out, "<svg") || !strings.Contains(stderr, "belongs to uid 65534") {
+		t.Errorf("a cache planted by uid 65534: %v, stderr %q", err, stderr)
+	}
+	if b, _ := os.ReadFile(pfile); string(b) != "planted code" {
+		t.Errorf("the planted file was changed: %q", b)
+	}
+
+	// The same, seen by a second user: root's cache is not nobody's.
+	setpriv := testenv.Tool(t, "setpriv", "it runs the helper as a second user")
+	bin := filepath.Join(t.TempDir(), "difftrace-draw")
+	b, err := os.ReadFile(helperBin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Dir(bin), 0o755)
+	rootCache := t.TempDir()
+	os.Chmod(rootCache, 0o755)
+	if err := os.MkdirAll(filepath.Join(rootCache, "difftrace", "graphviz"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err = drawWith(t, []string{"XDG_CACHE_HOME=" + rootCache, "HOME=/nonexistent"},
+		setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups", bin)
+	if err != nil || !strings.Contains(out, "<svg") || !strings.Contains(stderr, "not using the drawing cache") {
+		t.Errorf("uid 65534 with a cache directory of root's: %v, stderr %q", err, stderr)
+	}
+}
