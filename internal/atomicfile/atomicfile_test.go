@@ -65,7 +65,9 @@ func TestModeHonoursUmask(t *testing.T) {
 	old := syscall.Umask(0o077)
 	defer syscall.Umask(old)
 	umask = sync.OnceValue(func() fs.FileMode { return 0o077 }) // as the process would read it
-	defer func() { umask = sync.OnceValue(func() fs.FileMode { m := syscall.Umask(0); syscall.Umask(m); return fs.FileMode(m) }) }()
+	defer func() {
+		umask = sync.OnceValue(func() fs.FileMode { m := syscall.Umask(0); syscall.Umask(m); return fs.FileMode(m) })
+	}()
 	path := filepath.Join(t.TempDir(), "new.txt")
 	a, err := Create(path)
 	if err != nil {
