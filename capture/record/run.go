@@ -228,6 +228,11 @@ func Run(opt Options) (int, error) {
 		Command: append([]string{prog}, opt.Command[1:]...), Launch: launch,
 	}
 	r := decode.Rank{Rank: rank, Host: host, Start: start, Threads: []decode.Thread{}}
+	// Refuse before creating anything: a refused capture leaves the
+	// directory as it was.
+	if err := checkRunDir(opt.Dir, tmpl, opt.Force); err != nil {
+		return 1, err
+	}
 	release, err := holdActive(opt.Dir)
 	if err != nil {
 		return 1, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,6 +139,38 @@ func isRunFile(name, prefix string) bool {
 	return name == decode.ManifestName || name == strings.TrimPrefix(lockName, ".") || name == strings.TrimPrefix(activeName, ".") ||
 		strings.HasPrefix(name, prefix+".") || strings.HasPrefix(name, decode.ManifestName+".tmp") ||
 		strings.HasPrefix(name, "uftrace.")
+}
+
+// checkRunDir refuses, without creating or changing anything, a directory
+// that claimRunDir would refuse: one that holds another launch's run, a
+// damaged run.json, or files that are not a run (all unless force). A
+// directory that does not exist yet is fine. claimRunDir checks again
+// under the directory's lock.
+func checkRunDir(dir string, tmpl decode.Manifest, force bool) error {
+	if force {
+		return nil
+	}
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fileError(dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is a file, not a directory; choose a new directory for the run with -o", dir)
+	}
+	m, err := readManifest(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w\n(the output directory holds a damaged run; choose another -o, or pass --force to replace it)", err)
+	case m != nil && m.Launch != tmpl.Launch:
+		return fmt.Errorf("%s already holds another run (%s, started %s); choose another -o, or pass --force to replace it",
+			dir, strings.Join(m.Command, " "), m.Start.Local().Format(time.DateTime))
+	case m == nil:
+		return claimEmpty(dir, tmpl.Prefix, false)
+	}
+	return nil
 }
 
 // claimRunDir makes dir the run directory of this launch, or refuses: a

@@ -127,7 +127,7 @@ func (f *diffNLRFlags) colorOn(w io.Writer) (bool, error) {
 // session rank saved, else the defaults. It returns where they came from,
 // for the header, and the session when neither --filter nor --k was given:
 // the view is then picked for the trace (pickView).
-func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string, pick *session, err error) {
+func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string, pick *picking, err error) {
 	switch {
 	case f.normal != "" && f.faulty != "":
 		dirs = []string{f.normal, f.faulty}
@@ -140,7 +140,7 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 	case f.normal != "" || f.faulty != "":
 		return nil, "", nil, fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
 	default:
-		s, err := loadSession()
+		s, rk, err := loadSessionAndRanking(cmd.ErrOrStderr())
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -159,10 +159,17 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 		if cmd.Flags().Changed("filter") || cmd.Flags().Changed("k") || s.Best == nil {
 			source = "runs from " + filepath.Join(sessionDir, sessionFile)
 		} else {
-			pick = s
+			pick = &picking{s, rk}
 		}
 	}
 	return dirs, source, pick, nil
+}
+
+// picking is what pickView chooses from: the session and its ranking, read
+// together.
+type picking struct {
+	s  *session
+	rk *rank.Ranking
 }
 
 // pickView chooses the filter and K for the diffNLR of id when no flag
@@ -170,14 +177,11 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 // rank.Suggest picks over the saved ranking's rows (the shortest non-empty
 // diff among the rows where id is the top suspect, …). When no filter
 // shows id changed, the best-ranked row's stays, and the note says so.
-func (f *diffNLRFlags) pickView(c *rank.Comparison, s *session, id trace.ID) (source, note string, err error) {
+func (f *diffNLRFlags) pickView(c *rank.Comparison, p *picking, id trace.ID) (source, note string, err error) {
 	file := filepath.Join(sessionDir, sessionFile)
+	s, rk := p.s, p.rk
 	v := s.Suggestion
 	if v == nil || v.Trace != id {
-		rk, err := loadRanking()
-		if err != nil {
-			return "", "", err
-		}
 		fold := func(specs []string, ks []int) ([]*rank.NLR, error) {
 			fs := make([]*filters.Filter, len(specs))
 			for i, spec := range specs {

@@ -120,7 +120,7 @@ without repeating them.`,
 			if err != nil {
 				return err
 			}
-			return saveSession(s, rk)
+			return saveSession(s, rk, cmd.ErrOrStderr())
 		},
 	}
 	f.register(cmd)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,5 +121,106 @@ func TestDrawCacheIsPrivate(t *testing.T) {
 		setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups", bin)
 	if err != nil || !strings.Contains(out, "<svg") || !strings.Contains(stderr, "not using the drawing cache") {
 		t.Errorf("uid 65534 with a cache directory of root's: %v, stderr %q", err, stderr)
+	}
+}
+
+// Twenty ranks at once in one directory, of two different pairs, leave a
+// session whose two files come from one and the same rank.
+func TestConcurrentRanksKeepTheSessionWhole(t *testing.T) {
+	dir := t.TempDir()
+	pairs := [][2]string{
+		{absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug")},
+		{absRun(t, "oddeven-normal"), absRun(t, "oddeven-dlbug")},
+	}
+	errs := make(chan error, 20)
+	for i := range 20 {
+		p := pairs[i%2]
+		go func() {
+			cmd := exec.Command(difftraceBin, "rank", p[0], p[1], "--filters", "mpi")
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				err = fmt.Errorf("%v: %s", err, out)
+			}
+			errs <- err
+		}()
+	}
+	for range 20 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var s struct {
+		Normal, Faulty string
+		Best           struct{ BScore float64 }
+		Suggestion     struct{ Trace string }
+	}
+	var rk struct {
+		Normal, Faulty string
+		Rows           []struct{ BScore float64 }
+		Suggestion     struct{ Trace string }
+	}
+	for _, f := range []struct {
+		name string
+		v    any
+	}{{"session.json", &s}, {"ranking.json", &rk}} {
+		b, err := os.ReadFile(filepath.Join(dir, ".difftrace", f.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, f.v); err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+	}
+	if s.Faulty != rk.Faulty || s.Normal != rk.Normal || s.Best.BScore != rk.Rows[0].BScore || s.Suggestion != rk.Suggestion {
+		t.Errorf("session.json (%s, %v) and ranking.json (%s, %v) come from different ranks", s.Faulty, s.Best, rk.Faulty, rk.Rows[0])
+	}
+	if left := temps(filepath.Join(dir, ".difftrace")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// snapshot maps every file below dir to its mode and contents.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(p)
+		out[p] = info.Mode().String() + " " + string(b)
+		return nil
+	})
+	return out
+}
+
+// A capture refused for its output directory (other files in it, or
+// another run) leaves the directory byte for byte as it was: no lock file,
+// no manifest.
+func TestRefusedCaptureLeavesTheDirectory(t *testing.T) {
+	foreign := t.TempDir()
+	if err := os.WriteFile(filepath.Join(foreign, "thesis.tex"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := copyDir(t, exampleRun("oddeven4-normal"))
+	for _, dir := range []string{foreign, other} {
+		before := snapshot(t, dir)
+		r := difftrace(t, "capture", "-o", dir, "--", difftraceBin, "--version")
+		if r.code == 0 {
+			t.Fatalf("capture into %s succeeded", dir)
+		}
+		if !strings.Contains(string(r.stderr), "--force") {
+			t.Errorf("the refusal does not say what to do: %s", r.stderr)
+		}
+		after := snapshot(t, dir)
+		if len(after) != len(before) {
+			t.Errorf("%s changed: %d entries before, %d after", dir, len(before), len(after))
+		}
+		for p, v := range before {
+			if after[p] != v {
+				t.Errorf("%s changed", p)
+			}
+		}
 	}
 }

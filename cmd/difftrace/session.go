@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/difftrace/difftrace/rank"
 )
@@ -44,15 +46,51 @@ type session struct {
 }
 
 // saveSession writes .difftrace/session.json and .difftrace/ranking.json,
-// each under a temporary name renamed into place.
-func saveSession(s *session, rk *rank.Ranking) error {
+// each under a temporary name renamed into place, both under the session's
+// lock: another rank in the same directory waits (saying so on stderr), and
+// a reader (lockSession) sees both files of one rank or of the other, never
+// one of each.
+func saveSession(s *session, rk *rank.Ranking, stderr io.Writer) error {
 	if err := os.MkdirAll(sessionDir, 0o755); err != nil {
 		return fmt.Errorf("%s: cannot create the session directory: %v (run rank in a writable directory, or pass --no-session)", sessionDir, err)
 	}
+	unlock, err := lockSession(syscall.LOCK_EX, stderr)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := writeJSONFile(filepath.Join(sessionDir, rankingFile), rk); err != nil {
 		return err
 	}
 	return writeJSONFile(filepath.Join(sessionDir, sessionFile), s)
+}
+
+// lockFile is the session's lock, taken exclusively to write the session
+// and shared to read it.
+const lockFile = "lock"
+
+// lockSession takes the session's lock (how: syscall.LOCK_EX or LOCK_SH),
+// waiting for another difftrace that holds it, and saying so on stderr
+// when it has to wait. The lock goes with the returned function, or with
+// the process.
+func lockSession(how int, stderr io.Writer) (unlock func(), err error) {
+	path := filepath.Join(sessionDir, lockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if errors.Is(err, fs.ErrNotExist) && how == syscall.LOCK_SH {
+		return func() {}, nil // no session directory: nothing to read under a lock
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot open the session's lock: %v", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+		fmt.Fprintf(stderr, "note: another difftrace is using the session in %s; waiting for it\n", sessionDir)
+		err = syscall.Flock(int(f.Fd()), how)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: cannot lock the session: %v", path, err)
+	}
+	return func() { f.Close() }, nil
 }
 
 func writeJSONFile(path string, v any) error {
@@ -67,6 +105,25 @@ func writeJSONFile(path string, v any) error {
 		return fmt.Errorf("writing %s: %v", path, err)
 	}
 	return out.Commit()
+}
+
+// loadSessionAndRanking reads the session and its ranking together under
+// the session's lock, so that both come from one rank.
+func loadSessionAndRanking(stderr io.Writer) (*session, *rank.Ranking, error) {
+	unlock, err := lockSession(syscall.LOCK_SH, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	s, err := loadSession()
+	if err != nil {
+		return nil, nil, err
+	}
+	rk, err := loadRanking()
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, rk, nil
 }
 
 // loadSession reads .difftrace/session.json of the current directory. A
