@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"strings"
 
 	"github.com/difftrace/difftrace/internal/parallel"
@@ -64,6 +65,10 @@ type Run struct {
 
 	opts      Options
 	functions []trace.Symbol // what the function tables name, for Functions
+	endNotes  struct {       // see checkEnd
+		sync.Mutex
+		m map[trace.ID]string
+	}
 	byID      map[trace.ID]*TraceFile
 	order     []trace.ID
 	progName  string
@@ -266,6 +271,91 @@ func (r *Run) addNotes() {
 			r.Notes = append(r.Notes, fmt.Sprintf("rank %d is in %s but left no traces", rk.Rank, ManifestName))
 		}
 	}
+	// Where the manifest and the trace files disagree, say so: either may
+	// be the one that is wrong (a recorder cut short, files copied by hand).
+	for _, p := range r.Procs {
+		if p.Rank == nil {
+			continue
+		}
+		listed := map[int]*Thread{}
+		for i := range p.Rank.Threads {
+			listed[p.Rank.Threads[i].Thread] = &p.Rank.Threads[i]
+		}
+		files := map[int]*TraceFile{}
+		for _, t := range p.Threads {
+			files[t.ID.Thread] = t
+		}
+		for _, th := range p.Rank.Threads {
+			if files[th.Thread] == nil {
+				r.Notes = append(r.Notes, fmt.Sprintf("%s lists thread %d.%d, but there is no trace file for it", ManifestName, p.Index, th.Thread))
+			}
+		}
+		for _, t := range p.Threads {
+			th := listed[t.ID.Thread]
+			switch {
+			case th == nil && len(p.Rank.Threads) == 0:
+				r.Notes = append(r.Notes, fmt.Sprintf("%s lists no threads for rank %d, but its trace %s exists (the recorder may have been cut short)", ManifestName, p.Index, t.ID))
+			case th == nil:
+				r.Notes = append(r.Notes, fmt.Sprintf("trace %s is not listed in %s (the recorder may have been cut short, or the file copied in)", t.ID, ManifestName))
+			case th.Bytes > 0 && t.Bytes != th.Bytes:
+				r.Notes = append(r.Notes, fmt.Sprintf("trace %s: %s says %d bytes, the file has %d (the file may be damaged, or from another run)", t.ID, ManifestName, th.Bytes, t.Bytes))
+			}
+		}
+	}
+}
+
+// checkEnd notes, once a whole trace was read, what its end says against
+// the manifest: a number of events other than the recorder counted, and
+// calls still open at the end of a trace whose rank exited (an MPI_Abort
+// or exit called deep in the program ends the recording there, and the
+// last calls may not have been written). open says whether calls are open
+// at the end (more calls than returns); the innermost is then found by
+// reading the trace once more, which only such traces pay.
+func (r *Run) checkEnd(t *TraceFile, events uint64, open bool) {
+	rk := t.Proc.Rank
+	if rk == nil {
+		return
+	}
+	var note string
+	for _, th := range rk.Threads {
+		if th.Thread == t.ID.Thread && th.Events > 0 && th.Events != events {
+			note = fmt.Sprintf("trace %s: %s counts %d events, the trace holds %d (the file may be damaged, or from another run)", t.ID, ManifestName, th.Events, events)
+		}
+	}
+	if note == "" && open && rk.Exited && events > 0 {
+		ev, stack, err := r.StackAt(t.ID, events-1)
+		if ev.Exit && len(stack) > 0 {
+			stack = stack[:len(stack)-1] // the last event left that call
+		}
+		if err == nil && len(stack) > 0 {
+			f := stack[len(stack)-1].Func
+			note = fmt.Sprintf("trace %s: the end of this trace may be missing (the program left from inside %s)", t.ID, r.Name(f).Qualify(r.Label(f)))
+		}
+	}
+	if note == "" {
+		return
+	}
+	r.endNotes.Lock()
+	defer r.endNotes.Unlock()
+	if r.endNotes.m == nil {
+		r.endNotes.m = map[trace.ID]string{}
+	}
+	r.endNotes.m[t.ID] = note
+}
+
+// TraceNotes returns what reading the traces found against the manifest
+// (see checkEnd), by trace ID: for the traces read so far, so a command
+// asks after it has read them.
+func (r *Run) TraceNotes() []string {
+	r.endNotes.Lock()
+	defer r.endNotes.Unlock()
+	var out []string
+	for _, id := range r.order {
+		if n, ok := r.endNotes.m[id]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Traces returns the IDs of every trace of the run, by process then thread.
@@ -351,14 +441,28 @@ func (r *Run) Stream(id trace.ID, fn func(chunk []trace.Symbol) error) error {
 	}
 	defer sr.Close()
 	buf := make([]trace.Symbol, ChunkSize)
+	t := r.byID[id]
+	check := t.Proc.Rank != nil // something to check the end against
+	var events, returns uint64
 	for {
 		n, err := sr.Read(buf)
 		if n > 0 {
+			events += uint64(n)
+			if check {
+				for _, s := range buf[:n] {
+					if s == trace.Return {
+						returns++
+					}
+				}
+			}
 			if ferr := fn(buf[:n]); ferr != nil {
 				return ferr
 			}
 		}
 		if err == io.EOF {
+			if check {
+				r.checkEnd(t, events, events > 2*returns)
+			}
 			return nil
 		}
 		if err != nil {

@@ -487,3 +487,56 @@ func TestOpenNotADirectory(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// Where run.json and the trace files disagree, the run says so, one line
+// each: a listed thread with no file, a rank listed with no threads while
+// its trace exists, a size or an event count that is not the file's.
+func TestManifestDisagreements(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "testdata", "runs", "oddeven4-normal"))); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Ranks[0].Threads = append(m.Ranks[0].Threads, Thread{Thread: 3, Events: 10})
+	m.Ranks[1].Threads = []Thread{}
+	m.Ranks[2].Threads[0].Bytes++
+	m.Ranks[3].Threads[0].Events = 300006
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, err := Open(dir, trace.NewTable(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Load(run.Traces()); err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(append(run.Notes, run.TraceNotes()...), "\n")
+	for _, want := range []string{
+		"run.json lists thread 0.3, but there is no trace file for it",
+		"run.json lists no threads for rank 1, but its trace 1.0 exists",
+		"trace 2.0: run.json says",
+		"trace 3.0: run.json counts 300006 events, the trace holds",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	// The committed runs agree with their manifests: no such note.
+	for _, name := range []string{"oddeven-normal", "oddeven-dlbug", "ilcs-critbug", "stencil-skipbug"} {
+		run, err := Open(filepath.Join("..", "testdata", "runs", name), trace.NewTable(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run.Load(run.Traces()); err != nil {
+			t.Fatal(err)
+		}
+		if n := append(run.Notes, run.TraceNotes()...); len(n) > 0 {
+			t.Errorf("%s: notes %q, want none", name, n)
+		}
+	}
+}

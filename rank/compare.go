@@ -213,11 +213,12 @@ func badEnding(run *decode.Run) (bad string, ok bool) {
 }
 
 // runNotes returns the decoder's notes on the runs, each after its run
-// directory.
+// directory: those of opening them, and those of reading their traces so
+// far (decode.Run.TraceNotes).
 func (c *Comparison) runNotes() []string {
 	var out []string
 	for _, run := range c.Runs {
-		for _, n := range run.Notes {
+		for _, n := range append(slices.Clip(run.Notes), run.TraceNotes()...) {
 			out = append(out, run.Dir+": "+n)
 		}
 	}

@@ -167,7 +167,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 	}
 	rk := &Ranking{
 		Normal: c.Runs[Normal].Dir, Faulty: c.Runs[Faulty].Dir, Ks: g.Ks,
-		OnlyNormal: idStrings(c.OnlyIn(Normal)), OnlyFaulty: idStrings(c.OnlyIn(Faulty)), Notes: append(c.runNotes(), c.PairNotes()...),
+		OnlyNormal: idStrings(c.OnlyIn(Normal)), OnlyFaulty: idStrings(c.OnlyIn(Faulty)),
 	}
 	fs := g.Filters
 	if g.Prune {
@@ -177,6 +177,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 	if err != nil {
 		return nil, err
 	}
+	rk.Notes = append(c.runNotes(), c.PairNotes()...) // after reading the traces
 	if g.Prune {
 		var dropped []Dropped
 		nlrs, dropped = pruneNLRs(nlrs, len(g.Ks))

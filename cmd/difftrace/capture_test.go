@@ -551,3 +551,52 @@ func TestConvertCommand(t *testing.T) {
 		}
 	}
 }
+
+const abortSrc = `
+#include <mpi.h>
+#include <stdio.h>
+static int check(int rank, int step) { return rank == 1 && step == 3; }
+static void fail(int code) { fprintf(stderr, "giving up\n"); MPI_Abort(MPI_COMM_WORLD, code); }
+static void work(int rank, int step) { if (check(rank, step)) fail(3); }
+int main(int argc, char **argv) {
+	int rank;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	for (int s = 0; s < 6; s++) { work(rank, s); MPI_Barrier(MPI_COMM_WORLD); }
+	MPI_Finalize();
+	return 0;
+}
+`
+
+// An MPI_Abort deep in one rank: that rank's trace ends inside the calls
+// the program left from, and difftrace says its end may be missing rather
+// than taking it for a clean end.
+func TestCaptureAbortNotesTheEnd(t *testing.T) {
+	needE2E(t)
+	src := filepath.Join(t.TempDir(), "abort.c")
+	os.WriteFile(src, []byte(abortSrc), 0o644)
+	bin := filepath.Join(filepath.Dir(src), "abort")
+	if out, err := exec.Command("mpicc", "-O0", "-g", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("mpicc: %v\n%s", err, out)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	a := []string{"-np", "3", "--oversubscribe", difftraceBin, "capture", "-o", dir, "--timeout", "60s", "--", bin}
+	cmd := exec.Command("mpirun", a...)
+	cmd.Env = mpiEnv()
+	out, _ := cmd.CombinedOutput()
+	waitRun(t, dir, 3)
+	r := manifest(t, dir)
+	var aborted *decode.Rank
+	for i := range r.Ranks {
+		if r.Ranks[i].Rank == 1 {
+			aborted = &r.Ranks[i]
+		}
+	}
+	if aborted == nil || !aborted.Exited || aborted.ExitStatus == 0 {
+		t.Fatalf("rank 1 of the run: %+v\n%s", aborted, out)
+	}
+	info := ok(t, "info", dir)
+	if !strings.Contains(info, "trace 1.0: the end of this trace may be missing (the program left from inside ") {
+		t.Errorf("info does not say rank 1's end may be missing:\n%s", info)
+	}
+}

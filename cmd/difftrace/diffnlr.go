@@ -250,7 +250,6 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
-	printNotes(cmd, c.PairNotes())
 	threads, err := diffTraces(c, id)
 	if err != nil {
 		return err
@@ -272,6 +271,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
+	printNotes(cmd, c.Notes())
 	n := res[0]
 	pic, loops, empty, err := diffPicture(c, n, id, threads)
 	if err != nil {

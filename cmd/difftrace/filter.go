@@ -54,6 +54,7 @@ A spec is one or more terms joined by "+", kept as a union:
 				return err
 			}
 			kept, err := c.Filter(flt, rank.Normal, ids)
+			printNotes(cmd, c.Notes())
 			if err != nil {
 				return err
 			}

@@ -152,6 +152,7 @@ func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
 
 	var notes []string
 	notes = append(notes, run.Notes...)
+	notes = append(notes, run.TraceNotes()...) // what reading the traces found
 	// Ranks with the same note share one line.
 	var rankNotes []string
 	ranksOf := map[string][]int{}
