@@ -10,8 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"sync"
 	"strings"
+	"sync"
 
 	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/trace"
@@ -69,9 +69,9 @@ type Run struct {
 		sync.Mutex
 		m map[trace.ID]string
 	}
-	byID      map[trace.ID]*TraceFile
-	order     []trace.ID
-	progName  string
+	byID     map[trace.ID]*TraceFile
+	order    []trace.ID
+	progName string
 }
 
 // Process is one traced process of a run.
