@@ -12,7 +12,11 @@ FUZZTIME ?= 50000x
 
 all: build
 
-# difftrace and its Graphviz helper difftrace-draw, side by side.
+# difftrace and its Graphviz helper difftrace-draw, side by side. Without
+# cgo: then the Go runtime makes its own small thread stacks instead of
+# libc's 8 MB ones, and difftrace runs under a 1 GB address-space limit
+# (ulimit -v) where a cgo build cannot start its threads.
+export CGO_ENABLED ?= 0
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/difftrace ./cmd/difftrace-draw
 

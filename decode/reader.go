@@ -37,7 +37,9 @@ func (e *LimitError) Error() string {
 }
 
 // UnknownIDError reports a trace value that its process's function table
-// does not define: the trace and the .info do not belong together.
+// does not define: the trace or the .info is damaged, or they do not belong
+// together. Which is likelier shows in the numbers: an empty table, or an
+// ID far beyond the table's last, points at damage.
 type UnknownIDError struct {
 	File   string // the trace file
 	Offset int64  // byte offset of the ZE group that holds the value
@@ -48,7 +50,15 @@ type UnknownIDError struct {
 }
 
 func (e *UnknownIDError) Error() string {
-	return fmt.Sprintf("%s: byte %d: event %d calls function ID %d, but %s defines only IDs 1 to %d; the trace and its function table come from different processes or runs (put the .info written by the same process next to the trace)",
+	switch {
+	case e.Funcs == 0:
+		return fmt.Sprintf("%s: byte %d: event %d calls function ID %d, but %s defines no function at all: the function table is empty or damaged (restore it from the original run, or record the run again)",
+			e.File, e.Offset, e.Event, e.ID, e.Info)
+	case int(e.ID) > 2*e.Funcs+16:
+		return fmt.Sprintf("%s: byte %d: event %d calls function ID %d, but %s defines only IDs 1 to %d: the trace file is probably damaged, or it and the table come from different processes or runs (restore the trace from the original run, or put the .info written by the same process next to it)",
+			e.File, e.Offset, e.Event, e.ID, e.Info, e.Funcs)
+	}
+	return fmt.Sprintf("%s: byte %d: event %d calls function ID %d, but %s defines only IDs 1 to %d: the trace and its function table come from different processes or runs, or one of them is damaged (put the .info written by the same process next to the trace)",
 		e.File, e.Offset, e.Event, e.ID, e.Info, e.Funcs)
 }
 

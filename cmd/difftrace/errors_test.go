@@ -206,3 +206,26 @@ func TestRankRefusesUnrelatedRuns(t *testing.T) {
 		t.Errorf("rank --force does not note the programs' names:\n%s", out)
 	}
 }
+
+// An empty function table, or a trace whose bytes were damaged, is said to
+// be damaged, not merely mismatched.
+func TestDamageIsNamed(t *testing.T) {
+	dir := copyDir(t, exampleRun("oddeven4-normal"))
+	if err := os.WriteFile(filepath.Join(dir, "trace.1.info"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fails(t, []string{"trace.1.info defines no function at all", "empty or damaged"}, "info", dir)
+
+	dir = copyDir(t, exampleRun("oddeven4-normal"))
+	p := filepath.Join(dir, "trace.2.0")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[5] ^= 0xff
+	b[9] ^= 0x55
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fails(t, []string{"trace.2.0: byte", "damaged"}, "info", dir)
+}

@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 	difftraceBin = filepath.Join(dir, "difftrace")
 	// The Graphviz helper goes beside the binary, where difftrace looks for it.
 	build := exec.Command("go", "build", "-ldflags", "-X main.version=9.8.7-test", "-o", dir+string(filepath.Separator), ".", "../difftrace-draw")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build does
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building difftrace:", err)

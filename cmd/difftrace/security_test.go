@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -222,5 +223,45 @@ func TestRefusedCaptureLeavesTheDirectory(t *testing.T) {
 				t.Errorf("%s changed", p)
 			}
 		}
+	}
+}
+
+// Under a 1 GB address-space limit (ulimit -v) rank and drawing work; when
+// the drawing helper cannot get the memory it needs, the error says so and
+// what to try, not the last line of a stack trace.
+func TestLowMemory(t *testing.T) {
+	sh := testenv.Tool(t, "sh", "it sets ulimit -v")
+	dir := t.TempDir()
+	normal, faulty := absRun(t, "ilcs-normal"), absRun(t, "ilcs-dlbug")
+	run := func(limitKB int, env []string, args ...string) (int, string) {
+		cmd := exec.Command(sh, append([]string{"-c", "ulimit -v " + strconv.Itoa(limitKB) + " && exec \"$@\"", "sh", difftraceBin}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), errb.String()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0, errb.String()
+	}
+	if code, stderr := run(1<<20, nil, "rank", normal, faulty, "--no-session"); code != 0 {
+		t.Errorf("rank under ulimit -v 1 GB: exit %d\n%s", code, stderr)
+	}
+	if code, stderr := run(1<<20, nil, "diffnlr", "2", "--normal", normal, "--faulty", faulty, "-o", "d.svg"); code != 0 {
+		t.Errorf("diffnlr -o d.svg under ulimit -v 1 GB: exit %d\n%s", code, stderr)
+	}
+	// The helper alone under 300 MB: the Go runtime cannot even start.
+	wrapper := filepath.Join(t.TempDir(), "draw-300mb")
+	script := "#!/bin/sh\nulimit -v 300000 && exec " + helperBin() + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := run(4<<20, []string{"DIFFTRACE_DRAW=" + wrapper}, "diffnlr", "2", "--normal", normal, "--faulty", faulty, "-o", "d.svg")
+	if code == 0 || !strings.Contains(stderr, "fatal error: ") || !strings.Contains(stderr, "ran out of memory") || strings.Contains(stderr, ".go:") {
+		t.Errorf("the helper out of memory: exit %d, stderr %q; want its fatal error and what to try", code, stderr)
 	}
 }
