@@ -168,7 +168,17 @@ func checkRunDir(dir string, tmpl decode.Manifest, force bool) error {
 		return fmt.Errorf("%s already holds another run (%s, started %s); choose another -o, or pass --force to replace it",
 			dir, strings.Join(m.Command, " "), m.Start.Local().Format(time.DateTime))
 	case m == nil:
-		return claimEmpty(dir, tmpl.Prefix, false)
+		// Another rank of this launch may be writing the first run.json
+		// (under the lock, as a temporary file): claimRunDir decides then.
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return fileError(dir, err)
+		}
+		for _, e := range ents {
+			if n := e.Name(); n != lockName && n != activeName && !strings.HasPrefix(n, "."+decode.ManifestName+".tmp") {
+				return fmt.Errorf("%s is not empty and holds no run of this launch (%s…); choose an empty or new directory, or pass --force to write into it anyway", dir, n)
+			}
+		}
 	}
 	return nil
 }

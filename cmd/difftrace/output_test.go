@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// writeOutputs replaces each old file whole with mode 0644, reports what it
+// writeOutputs replaces each old file whole, keeping its mode, reports what it
 // wrote, and on a failure leaves the old file as it was and no temporary
 // file behind.
 func TestWriteOutputs(t *testing.T) {
@@ -32,8 +32,8 @@ func TestWriteOutputs(t *testing.T) {
 		if got := string(mustRead(t, p)); got != "new "+filepath.Base(p) {
 			t.Errorf("%s holds %q", p, got)
 		}
-		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o644 {
-			t.Errorf("%s: mode %v, %v; want 0644", p, st.Mode(), err)
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, %v; want 0600, the mode of the file it replaced", p, st.Mode(), err)
 		}
 	}
 	if want := "wrote " + paths[0] + "\nwrote " + paths[1] + "\n"; stderr.String() != want {
