@@ -101,3 +101,57 @@ func (st *Stream) appendWithReturns(dst, chunk []trace.Symbol) []trace.Symbol {
 	}
 	return dst
 }
+
+// Nested returns a filter for one trace that keeps the nesting of the calls
+// it keeps, for NLR folded by call structure (nlr.NewStructuralDiscoverer):
+// see Nest.
+func (m *Mask) Nested() *Nest { return &Nest{m: m} }
+
+// Nest applies a Mask to the raw events of one trace, chunk by chunk, and
+// keeps what the structure of the kept calls needs: every kept call with
+// its return, and every call the mask drops that has a kept call below it,
+// with its return, so that the kept calls keep their place in the nesting.
+// A dropped call whose whole subtree is dropped leaves nothing, and a
+// Return that closes no call is dropped. A Nest is not safe for concurrent
+// use.
+type Nest struct {
+	m       *Mask
+	open    []trace.Symbol // open[:depth] are the open calls, outermost first
+	depth   int
+	emitted int // open[:emitted] have been written out
+}
+
+// Append filters chunk, the next raw events of the trace, appends what is
+// kept to dst, and returns dst and how many kept calls it appended.
+func (st *Nest) Append(dst, chunk []trace.Symbol) ([]trace.Symbol, int) {
+	keep := st.m.keep
+	open, depth, emitted := st.open, st.depth, st.emitted
+	kept := 0
+	for _, s := range chunk {
+		if s == trace.Return {
+			if depth == 0 {
+				continue
+			}
+			depth--
+			if depth < emitted {
+				emitted = depth
+				dst = append(dst, trace.Return)
+			}
+			continue
+		}
+		if depth == len(open) {
+			open = append(open, s)
+		} else {
+			open[depth] = s
+		}
+		depth++
+		if keep[s] != 0 {
+			// Its dropped callers not written yet go first.
+			dst = append(dst, open[emitted:depth]...)
+			emitted = depth
+			kept++
+		}
+	}
+	st.open, st.depth, st.emitted = open, depth, emitted
+	return dst, kept
+}

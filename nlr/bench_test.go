@@ -105,3 +105,83 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// nestedSolver is solverTrace as a program makes it: raw events, calls and
+// returns, with every time step a call of step, the halo exchange a call
+// of exchange, and each sweep a call of sweep holding the kernel and the
+// Allreduce; benchSymbols calls in all.
+func nestedSolver(seed uint64) []trace.Symbol {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	const (
+		irecv, isend, waitall, kernel, allreduce, barrier = 1, 2, 3, 4, 5, 6
+		step, exchange, sweep, main                       = 61, 62, 63, 64
+	)
+	ret := trace.Return
+	out := make([]trace.Symbol, 0, 2*benchSymbols+200)
+	out = append(out, main)
+	calls := 1
+	for calls < benchSymbols {
+		out = append(out, step, exchange)
+		for range 4 {
+			out = append(out, irecv, ret)
+		}
+		for range 4 {
+			out = append(out, isend, ret)
+		}
+		out = append(out, waitall, ret, ret)
+		calls += 11
+		for range 2 + rng.IntN(6) {
+			out = append(out, sweep, kernel, ret, allreduce, ret, ret)
+			calls += 3
+		}
+		if rng.IntN(50) == 0 {
+			out = append(out, trace.Symbol(7+rng.IntN(54)), ret, barrier, ret)
+			calls += 2
+		}
+		out = append(out, ret)
+	}
+	return append(out, ret)
+}
+
+// BenchmarkNLRStructural measures both passes of NLR folding by call
+// structure on the nested solver (about 10 million calls, 20 million
+// events), one core: under a filter that keeps every call, and one that
+// keeps the MPI calls only (symbols 1–6), against flat NLR of the same
+// calls (the events filtered first, as a flat comparison is fed).
+// symbols/s counts the calls kept.
+func BenchmarkNLRStructural(b *testing.B) {
+	ev := nestedSolver(1)
+	all := func(trace.Symbol) bool { return true }
+	mpi := func(s trace.Symbol) bool { return s <= 6 }
+	for _, c := range []struct {
+		name string
+		keep func(trace.Symbol) bool
+	}{{"all", all}, {"mpi", mpi}} {
+		var calls []trace.Symbol
+		for _, s := range ev {
+			if s != trace.Return && c.keep(s) {
+				calls = append(calls, s)
+			}
+		}
+		for _, mode := range []string{"structural", "flat"} {
+			b.Run(fmt.Sprintf("%s/%s/K=10", c.name, mode), func(b *testing.B) {
+				in := Input{Symbols: calls}
+				if mode == "structural" {
+					in = Input{Symbols: ev, Keep: c.keep}
+				}
+				var out int
+				cpu0 := cpuTime()
+				for b.Loop() {
+					seqs, _, err := Recognize([]Input{in}, 10, 1)
+					if err != nil {
+						b.Fatal(err)
+					}
+					out = len(seqs[0])
+				}
+				b.ReportMetric(float64(len(calls))*float64(b.N)/b.Elapsed().Seconds(), "symbols/s")
+				b.ReportMetric(float64(len(calls))*float64(b.N)/(cpuTime()-cpu0).Seconds(), "symbols/cpu-s")
+				b.ReportMetric(float64(out), "nlr-len")
+			})
+		}
+	}
+}

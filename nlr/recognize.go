@@ -15,6 +15,13 @@ import (
 // concurrent use; hand it to Fold when the trace is complete.
 type Discoverer struct {
 	r *reducer
+
+	// Folding by call structure (NewStructuralDiscoverer): keep is nil
+	// for a Discoverer of filtered calls (Push).
+	keep    func(trace.Symbol) bool
+	returns bool
+	frames  []frame
+	unit    []uint64
 }
 
 // NewDiscoverer returns a Discoverer that finds loop bodies of up to k
@@ -55,11 +62,14 @@ type Discovered struct {
 	D   *Discoverer
 }
 
-// Input is one filtered trace of a comparison, for Recognize.
+// Input is one trace of a comparison, for Recognize: its filtered calls,
+// or with Keep set its raw events (calls and returns), of which Keep says
+// which calls to keep, folded by call structure.
 type Input struct {
 	Run     int // 0 = normal run, 1 = faulty run
 	ID      trace.ID
 	Symbols []trace.Symbol
+	Keep    func(trace.Symbol) bool
 }
 
 // Recognize runs both passes of NLR with bodies of up to k elements over
@@ -73,8 +83,14 @@ func Recognize(inputs []Input, k, workers int) ([]Sequence, *Table, error) {
 	}
 	ds := make([]Discovered, len(inputs))
 	parallel.Each(len(inputs), workers, func(i int) {
-		d, _ := NewDiscoverer(k)
-		d.Push(inputs[i].Symbols)
+		var d *Discoverer
+		if in := inputs[i]; in.Keep != nil {
+			d, _ = NewStructuralDiscoverer(k, in.Keep, false)
+			d.PushEvents(in.Symbols)
+		} else {
+			d, _ = NewDiscoverer(k)
+			d.Push(in.Symbols)
+		}
 		ds[i] = Discovered{Run: inputs[i].Run, ID: inputs[i].ID, D: d}
 	})
 	return Fold(ds, workers)
@@ -101,6 +117,13 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	structural := false
+	for _, d := range ds {
+		if d.D.keep != nil {
+			d.D.finish()
+			structural = true
+		}
+	}
 
 	// Pool the pass-1 bodies in canonical order. A body only mentions
 	// bodies found before it, so each trace's IDs translate in one sweep.
@@ -118,6 +141,24 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 		maps[i] = m
 	}
 
+	// Folded by call structure: splice the tokens that did not repeat, so
+	// that pass 2 and the numbering see flat NLRs (in canonical order, so
+	// that the new bodies are numbered alike whatever the scheduling).
+	if structural {
+		x := newExpander(shared)
+		for _, i := range order {
+			r := ds[i].D.r
+			for p, key := range r.stack {
+				if isLoopKey(key) {
+					r.stack[p] = withID(key, maps[i][keyID(key)])
+				}
+			}
+			r.stack = x.all(r.stack)
+			maps[i] = nil // the stack is in shared IDs already
+		}
+		shared = x.out
+	}
+
 	// Pass 2, in parallel against the pooled bodies.
 	r2 := make([]*reducer, len(ds))
 	k := 0
@@ -129,7 +170,7 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 		d := ds[i].D
 		st := d.r.stack
 		for p, key := range st {
-			if isLoopKey(key) {
+			if isLoopKey(key) && maps[i] != nil {
 				st[p] = withID(key, maps[i][keyID(key)])
 			}
 		}
@@ -151,23 +192,27 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 		maps[i] = m
 	}
 
-	// Translate every stack to pooled IDs and list the loops it mentions
-	// in order of first appearance.
-	firsts := make([][]int32, len(ds))
+	// Translate every stack to pooled IDs.
 	parallel.Each(len(ds), workers, func(i int) {
 		st, m := r2[i].stack, maps[i]
-		seen := map[int32]bool{}
 		for p, key := range st {
-			if !isLoopKey(key) {
-				continue
+			if isLoopKey(key) {
+				if id := keyID(key); id >= base {
+					st[p] = withID(key, m[id-base])
+				}
 			}
-			if id := keyID(key); id >= base {
-				key = withID(key, m[id-base])
-				st[p] = key
-			}
-			if id := keyID(key); !seen[id] {
-				seen[id] = true
-				firsts[i] = append(firsts[i], id)
+		}
+	})
+	// List the loops each trace mentions in order of first appearance.
+	firsts := make([][]int32, len(ds))
+	parallel.Each(len(ds), workers, func(i int) {
+		seen := map[int32]bool{}
+		for _, key := range r2[i].stack {
+			if isLoopKey(key) {
+				if id := keyID(key); !seen[id] {
+					seen[id] = true
+					firsts[i] = append(firsts[i], id)
+				}
 			}
 		}
 	})

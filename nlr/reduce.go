@@ -93,6 +93,7 @@ func encodeKeys(scratch *[]byte, keys []uint64) []byte {
 type reducer struct {
 	k       int
 	fold2   bool
+	floor   int // the rules never reach below this position (the open call's content starts there)
 	stack   []uint64
 	lens    []uint16 // body length of each loop on the stack, 0 for a symbol
 	shared  *bodies
@@ -213,7 +214,7 @@ func (r *reducer) push(x uint64) {
 func (r *reducer) append(x uint64) {
 	var l uint16
 	if isLoopKey(x) {
-		l = uint16(len(r.body(keyID(x))))
+		l = uint16(min(len(r.body(keyID(x))), math.MaxUint16)) // a longer body never matches a block of ≤ K
 	}
 	n := len(r.stack)
 	if n == cap(r.stack) {
@@ -268,6 +269,20 @@ func (r *reducer) replace(m int, x uint64, l uint16) {
 	if r.indexed {
 		r.index(m)
 	}
+}
+
+// truncate cuts the stack to its first m elements.
+func (r *reducer) truncate(m int) {
+	if r.indexed {
+		for p := len(r.stack) - 1; p >= m; p-- {
+			r.head[hashSlot(r.stack[p])] = r.prev[p]
+			if pl := r.lens[p]; pl != 0 {
+				r.dueHead[(p+int(pl))%len(r.dueHead)] = r.dueNext[p]
+			}
+		}
+		r.prev, r.dueNext = r.prev[:m], r.dueNext[:m]
+	}
+	r.stack, r.lens = r.stack[:m], r.lens[:m]
 }
 
 // fold runs pass 2 over the result of pass 1, whose keys are already in
@@ -342,7 +357,10 @@ func (r *reducer) reduceOnce() bool {
 	s, lens := r.stack, r.lens
 	n := len(s)
 	top := s[n-1]
-	kmax := min(r.k, n-1)
+	kmax := min(r.k, n-1-r.floor)
+	if kmax <= 0 {
+		return false
+	}
 	ws, wl := s[n-1-kmax:n-1], lens[n-1-kmax:n-1]
 	wl = wl[:len(ws)]
 	for j := len(ws) - 1; j >= 0; j-- {
@@ -363,7 +381,7 @@ func (r *reducer) reduceIndexed() bool {
 	s, prev, dueNext := r.stack, r.prev, r.dueNext
 	n := len(s)
 	top := s[n-1]
-	lo := int32(max(n-1-r.k, 0))
+	lo := int32(max(n-1-r.k, r.floor))
 	c := prev[n-1]                       // candidates for (b) and (c)
 	d := r.dueHead[(n-1)%len(r.dueHead)] // candidates for (a)
 	for {
@@ -408,12 +426,12 @@ func (r *reducer) tryAt(b int) bool {
 	}
 	blk := s[n-b:]
 	// (b) three copies make a loop.
-	if 3*b <= n && s[n-1-2*b] == e && slices.Equal(s[n-2*b:n-b], blk) && slices.Equal(s[n-3*b:n-2*b], blk) {
+	if 3*b <= n-r.floor && s[n-1-2*b] == e && slices.Equal(s[n-2*b:n-b], blk) && slices.Equal(s[n-3*b:n-2*b], blk) {
 		r.replace(n-3*b, loopKey(r.record(blk), 3), uint16(b))
 		return true
 	}
 	// (c) two copies of a known body make a loop.
-	if r.fold2 && 2*b <= n && slices.Equal(s[n-2*b:n-b], blk) {
+	if r.fold2 && 2*b <= n-r.floor && slices.Equal(s[n-2*b:n-b], blk) {
 		if id, ok := r.known(blk); ok {
 			r.replace(n-2*b, loopKey(id, 2), uint16(b))
 			return true

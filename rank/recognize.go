@@ -73,17 +73,17 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 	for r := range c.Runs {
 		disc[r] = make([][]*nlr.Discoverer, len(c.IDs))
 		kept[r] = make([][]uint64, len(c.IDs))
-		err := c.pass(r, masks, func(i int) func(f int, calls []trace.Symbol) {
+		err := c.pass(r, masks, func(i int) func(f int, events []trace.Symbol, calls int) {
 			ds := make([]*nlr.Discoverer, len(fs)*nk)
 			for j := range ds {
-				ds[j], _ = nlr.NewDiscoverer(ks[j%nk])
+				ds[j], _ = nlr.NewStructuralDiscoverer(ks[j%nk], masks[j/nk].Keep, fs[j/nk].KeepsReturns())
 			}
 			n := make([]uint64, len(fs))
 			disc[r][i], kept[r][i] = ds, n
-			return func(f int, calls []trace.Symbol) {
-				n[f] += uint64(len(calls))
+			return func(f int, events []trace.Symbol, calls int) {
+				n[f] += uint64(calls)
 				for k := range nk {
-					ds[f*nk+k].Push(calls)
+					ds[f*nk+k].PushEvents(events)
 				}
 			}
 		})
@@ -169,22 +169,23 @@ func (c *Comparison) compile(fs []*filters.Filter) []*filters.Mask {
 // pass decodes every trace of run r once, in parallel. For each trace it
 // asks newSink(i) (i indexes IDs) for a sink, then hands the sink, chunk by
 // chunk, the calls each mask keeps. A sink is used by one goroutine only.
-func (c *Comparison) pass(r int, masks []*filters.Mask, newSink func(i int) func(f int, calls []trace.Symbol)) error {
+func (c *Comparison) pass(r int, masks []*filters.Mask, newSink func(i int) func(f int, events []trace.Symbol, calls int)) error {
 	run := c.Runs[r]
 	ids := run.Traces()
 	return run.ForEach(ids, func(_ int, id trace.ID) error {
 		i, _ := c.Index(id)
 		sink := newSink(i)
-		streams := make([]*filters.Stream, len(masks))
+		streams := make([]*filters.Nest, len(masks))
 		for f, m := range masks {
-			streams[f] = m.Stream()
+			streams[f] = m.Nested()
 		}
 		var buf []trace.Symbol // grows to the largest filtered chunk
 		return run.Stream(id, func(chunk []trace.Symbol) error {
 			for f, st := range streams {
-				buf = st.Append(buf[:0], chunk)
+				var calls int
+				buf, calls = st.Append(buf[:0], chunk)
 				if len(buf) > 0 {
-					sink(f, buf)
+					sink(f, buf, calls)
 				}
 			}
 			return nil

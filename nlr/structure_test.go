@@ -1,0 +1,223 @@
+package nlr
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/difftrace/difftrace/trace"
+)
+
+// events builds a trace's raw events from a nest written as
+// "main(step(a b c) step(a b c))": a name is a call, parentheses hold what
+// it calls before it returns.
+type events struct {
+	tab *trace.Table
+}
+
+func (e events) parse(s string) []trace.Symbol {
+	var out []trace.Symbol
+	s = strings.NewReplacer("(", " ( ", ")", " ) ").Replace(s)
+	toks := strings.Fields(s)
+	for i, tok := range toks {
+		switch tok {
+		case "(":
+		case ")":
+			out = append(out, trace.Return)
+		default:
+			out = append(out, e.tab.Intern(trace.Name{Func: tok}))
+			if i+1 == len(toks) || toks[i+1] != "(" {
+				out = append(out, trace.Return) // a leaf call
+			}
+		}
+	}
+	return out
+}
+
+// kept returns the calls keep keeps, in order: the flat filtered trace.
+func kept(ev []trace.Symbol, keep func(trace.Symbol) bool) []trace.Symbol {
+	var out []trace.Symbol
+	for _, s := range ev {
+		if s != trace.Return && keep(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (e events) names(s Sequence, t *Table) (string, []string) {
+	name := func(s trace.Symbol) string { return e.tab.Name(s).Func }
+	return s.Format(name), t.Legend(name, s)
+}
+
+// step writes a time step of n distinct leaf calls a1 … an.
+func step(n int) string {
+	var b strings.Builder
+	b.WriteString("step(")
+	for i := range n {
+		fmt.Fprintf(&b, "a%d ", i)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func repeat(s string, n int) string { return strings.TrimSpace(strings.Repeat(s+" ", n)) }
+
+// A time step of 29 calls, 13 times: flat NLR with K = 10 cannot fold it;
+// by call structure it is one loop of 13, whatever its length.
+func TestStructureFoldsLongSteps(t *testing.T) {
+	e := events{trace.NewTable()}
+	all := func(trace.Symbol) bool { return true }
+	ev := e.parse("main(init " + repeat(step(29), 13) + " done)")
+	seqs, tab, err := Recognize([]Input{{ID: trace.ID{}, Symbols: ev, Keep: all}}, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, legend := e.names(seqs[0], tab)
+	if got != "main, init, L0^13, done" {
+		t.Errorf("NLR %q, want main, init, L0^13, done", got)
+	}
+	if len(legend) != 1 || !strings.HasPrefix(legend[0], "L0 = [step, a0, a1, ") || !strings.HasSuffix(legend[0], ", a28]") {
+		t.Errorf("legend %q", legend)
+	}
+	flat, _, err := Recognize([]Input{{ID: trace.ID{}, Symbols: kept(ev, all)}}, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(flat[0]) < 13*30 {
+		t.Errorf("flat NLR has %d elements; the test assumes it cannot fold the step", len(flat[0]))
+	}
+}
+
+// Several hundred calls a step, nested four deep, with loops inside: the
+// step folds, and the loops inside it fold as they would alone.
+func TestStructureFoldsDeepSteps(t *testing.T) {
+	e := events{trace.NewTable()}
+	all := func(trace.Symbol) bool { return true }
+	phase := func(name string, cells int) string {
+		return name + "(" + repeat("row("+repeat("cell(at at at)", cells)+")", 8) + ")"
+	}
+	body := "step(exchange(pack send recv unpack) " + phase("diffuse", 10) + " " + phase("advect", 12) + " " + phase("relax", 6) + " reduce)"
+	ev := e.parse("main(" + repeat(body, 20) + ")")
+	if n := len(kept(ev, all)); n < 20*500 {
+		t.Fatalf("the test's steps are too short: %d calls", n)
+	}
+	seqs, tab, err := Recognize([]Input{{ID: trace.ID{}, Symbols: ev, Keep: all}}, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := e.names(seqs[0], tab)
+	if !strings.HasPrefix(got, "main, L") || !strings.HasSuffix(got, "^20") || strings.Count(got, ",") != 1 {
+		t.Errorf("NLR %q, want main and one loop of 20 steps", got)
+	}
+	back, err := tab.Expand(nil, seqs[0])
+	if err != nil || !slices.Equal(back, kept(ev, all)) {
+		t.Errorf("the NLR does not expand to the trace: %v", err)
+	}
+}
+
+// A filter that drops the step and most of its calls still folds the kept
+// ones by the step's nesting: 25 MPI calls a step, beyond K.
+func TestStructureDroppedCallsKeepNesting(t *testing.T) {
+	e := events{trace.NewTable()}
+	var calls []string
+	for i := range 25 {
+		calls = append(calls, fmt.Sprintf("compute%d(MPI_Op%d)", i, i))
+	}
+	ev := e.parse("main(MPI_Init " + repeat("step("+strings.Join(calls, " ")+")", 9) + " MPI_Finalize)")
+	mpi := func(s trace.Symbol) bool { return strings.HasPrefix(e.tab.Name(s).Func, "MPI_") }
+	seqs, tab, err := Recognize([]Input{{ID: trace.ID{}, Symbols: ev, Keep: mpi}}, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, legend := e.names(seqs[0], tab)
+	if got != "MPI_Init, L0^9, MPI_Finalize" || len(legend) != 1 || !strings.HasPrefix(legend[0], "L0 = [MPI_Op0, MPI_Op1, ") {
+		t.Errorf("NLR %q, legend %q", got, legend)
+	}
+}
+
+// A trace cut short inside calls (a hang) folds what it has; returns with
+// no open call are ignored.
+func TestStructureOpenCalls(t *testing.T) {
+	e := events{trace.NewTable()}
+	all := func(trace.Symbol) bool { return true }
+	ev := e.parse("main(" + repeat(step(12), 5) + " step(a0 a1 wait(") // main, step and wait never return
+	ev = append([]trace.Symbol{trace.Return}, ev...)
+	seqs, tab, err := Recognize([]Input{{ID: trace.ID{}, Symbols: ev, Keep: all}}, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := e.names(seqs[0], tab)
+	if got != "main, L0^5, step, a0, a1, wait" {
+		t.Errorf("NLR %q", got)
+	}
+}
+
+// nest returns random raw events: calls of a few names nesting a few
+// levels deep, with repeated subtrees, as real programs make.
+func nest(rng *rand.Rand, tab *trace.Table, depth int) []trace.Symbol {
+	var out []trace.Symbol
+	for range 1 + rng.IntN(4) {
+		var sub []trace.Symbol
+		sub = append(sub, tab.Intern(trace.Name{Func: fmt.Sprintf("f%d", rng.IntN(6))}))
+		if depth > 0 && rng.IntN(2) == 0 {
+			sub = append(sub, nest(rng, tab, depth-1)...)
+		}
+		sub = append(sub, trace.Return)
+		for range 1 + rng.IntN(5) {
+			out = append(out, sub...)
+		}
+	}
+	return out
+}
+
+// Whatever the nesting, the filter and K, structural folding is lossless:
+// each trace's NLR expands to its filtered calls; and it does not depend on
+// how the events are chunked.
+func TestStructureLossless(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 300 {
+		tab := trace.NewTable()
+		var in []Input
+		drop := trace.Symbol(1 + rng.IntN(7))
+		keep := func(s trace.Symbol) bool { return s != drop }
+		for p := range 1 + rng.IntN(4) {
+			ev := nest(rng, tab, 1+rng.IntN(4))
+			if rng.IntN(4) == 0 {
+				ev = ev[:rng.IntN(len(ev)+1)] // cut short
+			}
+			in = append(in, Input{Run: p % 2, ID: trace.ID{Proc: p}, Symbols: ev, Keep: keep})
+		}
+		k := 1 + rng.IntN(10)
+		seqs, table, err := Recognize(in, k, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range seqs {
+			back, err := table.Expand(nil, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := kept(in[i].Symbols, keep); !slices.Equal(back, want) {
+				t.Fatalf("trial %d, trace %d, K %d: expands to %v, want %v", trial, i, k, back, want)
+			}
+		}
+		// In chunks of 1 to 3 events: the same NLR.
+		d, _ := NewStructuralDiscoverer(k, keep, false)
+		for ev := in[0].Symbols; len(ev) > 0; {
+			n := min(len(ev), 1+rng.IntN(3))
+			d.PushEvents(ev[:n])
+			ev = ev[n:]
+		}
+		chunked, _, err := Fold([]Discovered{{Run: in[0].Run, ID: in[0].ID, D: d}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone, _, _ := Recognize(in[:1], k, 1)
+		if !chunked[0].Equal(alone[0]) {
+			t.Fatalf("trial %d: chunked %v, whole %v", trial, chunked[0], alone[0])
+		}
+	}
+}
