@@ -317,6 +317,9 @@ func (p *Picture) graph() *dotGraph {
 		summary += " · " + s
 	}
 	fmt.Fprintf(&lb, `<TR><TD><FONT POINT-SIZE="10" COLOR=%q>%s</FONT></TD></TR>`, textNote, html(summary))
+	for _, n := range p.Notes {
+		fmt.Fprintf(&lb, `<TR><TD><FONT POINT-SIZE="12"><B>%s</B></FONT></TD></TR>`, html(n))
+	}
 	lb.WriteString(`<TR><TD><TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="1"><TR>`)
 	for _, k := range []struct {
 		kind Kind

@@ -27,6 +27,9 @@ type Picture struct {
 	// Legend lists the loop bodies the labels refer to, one per line, e.g.
 	// "L0 = [MPI_Send, MPI_Recv]".
 	Legend []string
+	// Notes are lines said before the diff, such as where the traces first
+	// part (First.Text).
+	Notes []string
 	// Abridge limits what long diffs show; the zero value is the default.
 	Abridge Abridge
 	// Ended, when not empty, says how the faulty trace was cut short

@@ -39,6 +39,10 @@ func (p *Picture) WriteText(w io.Writer, color bool) error {
 		}
 	}
 	normal, faulty := p.names()
+	for _, n := range p.Notes {
+		line(ansiBold, n)
+		bw.WriteByte('\n')
+	}
 	line(ansiBold, "--- "+normal)
 	bw.WriteByte('\n')
 	line(ansiBold, "+++ "+faulty)

@@ -1,7 +1,9 @@
 package rank
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/nlr"
@@ -217,4 +219,40 @@ func (c *Comparison) end() {
 	if c.opts.Progress != nil {
 		c.opts.Progress.End()
 	}
+}
+
+// errFound ends a stream once what was looked for is found.
+var errFound = errors.New("found")
+
+// CallStack returns the calls open in trace id of run r when it makes its
+// k-th call (counting from 0) that f keeps, outermost first, that call
+// last: where a diffNLR's first difference lies in the program. It is nil
+// when the trace makes fewer such calls.
+func (c *Comparison) CallStack(r int, id trace.ID, f *filters.Filter, k uint64) ([]trace.Symbol, error) {
+	mask := f.Compile(c.Symbols)
+	var stack, found []trace.Symbol
+	var n uint64
+	err := c.Runs[r].Stream(id, func(chunk []trace.Symbol) error {
+		for _, s := range chunk {
+			if s == trace.Return {
+				if len(stack) > 0 {
+					stack = stack[:len(stack)-1]
+				}
+				continue
+			}
+			stack = append(stack, s)
+			if mask.Keep(s) {
+				if n == k {
+					found = slices.Clone(stack)
+					return errFound
+				}
+				n++
+			}
+		}
+		return nil
+	})
+	if err != nil && err != errFound {
+		return nil, err
+	}
+	return found, nil
 }

@@ -181,3 +181,8 @@ func (n *NLR) seqs(r int) []nlr.Sequence {
 	}
 	return out
 }
+
+// Patched reports whether the faulty NLR of trace IDs[i] that the analysis
+// sees (Seq) had run-wide changes undone, so that it is not the recorded
+// one.
+func (n *NLR) Patched(i int) bool { return n.analysed != nil && n.analysed[i] != nil }

@@ -277,6 +277,9 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
+	if pic.Notes, err = firstDifferences(c, n, threads); err != nil {
+		return err
+	}
 	pic.Abridge = ab
 	pic.Ended = c.Runs[rank.Faulty].Ending(id.Proc)
 
@@ -422,4 +425,41 @@ func shortPath(p string) string {
 		return p
 	}
 	return rel
+}
+
+// firstDifferences says, for each thread whose calls changed, where its
+// runs first part (diffnlr.FirstDifference), with the call stack there:
+// the normal run's, or the faulty run's where the normal trace has ended.
+func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]string, error) {
+	var out []string
+	for _, t := range threads {
+		i, _ := c.Index(t)
+		f, ok := diffnlr.FirstDifference(n.Table, n.Seq(rank.Normal, i), n.Seq(rank.Faulty, i))
+		if !ok {
+			continue
+		}
+		var stack []trace.Symbol
+		var err error
+		switch {
+		case !f.NormalEnded && c.Has(rank.Normal, i):
+			stack, err = c.CallStack(rank.Normal, t, n.Filter, f.Common)
+		case !f.FaultyEnded && !n.Patched(i) && c.Has(rank.Faulty, i):
+			stack, err = c.CallStack(rank.Faulty, t, n.Filter, f.Common)
+		}
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		if len(stack) > 0 {
+			for _, s := range stack[:len(stack)-1] { // the callers of the call that differs
+				names = append(names, c.Symbols.Label(s))
+			}
+		}
+		line := f.Text(c.Symbols.Label, names)
+		if len(threads) > 1 {
+			line = strings.Replace(line, "first difference:", "first difference in "+t.String()+":", 1)
+		}
+		out = append(out, line)
+	}
+	return out, nil
 }

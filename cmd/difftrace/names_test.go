@@ -95,3 +95,25 @@ func TestCustomFilterSourceNames(t *testing.T) {
 		t.Errorf("halo exchanges per rank:\n%s", out)
 	}
 }
+
+// The diffNLR of the rank that skipped its halo exchange in step 6 says so
+// first: where in the program, in which iteration of the time step, and
+// what is missing, by the names of the source.
+func TestFirstDifferenceNamesTheSkippedCall(t *testing.T) {
+	out := ok(t, "diffnlr", "3", "--normal", absRun(t, "stencil-normal"), "--faulty", absRun(t, "stencil-skipbug"), "--filter", "all", "--color", "never")
+	want := "first difference: iteration 6 of 12 of L"
+	i := strings.Index(out, want)
+	if i < 0 {
+		t.Fatalf("no first difference in iteration 6 of 12:\n%s", out)
+	}
+	line := out[i:]
+	line = line[:strings.IndexByte(line, '\n')]
+	for _, w := range []string{"in main > driver::Simulation::run > driver::Simulation::step > driver::Simulation::exchange:", "halo::Exchanger::exchange and ", " missing"} {
+		if !strings.Contains(line, w) {
+			t.Errorf("the first difference %q lacks %q", line, w)
+		}
+	}
+	if strings.Index(out, "--- normal") < i {
+		t.Errorf("the first difference comes after the diff:\n%s", out)
+	}
+}

@@ -58,17 +58,19 @@ of its 16 iterations shows 7.`,
 			if err != nil {
 				return err
 			}
+			// The output first: an -o that cannot be written fails before
+			// the work.
+			out, err := createOutput(f.out, cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			defer out.Abort()
 			res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
 			if err != nil {
 				return err
 			}
 			printNotes(cmd, c.Notes())
 			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
-			out, err := createOutput(f.out, cmd.OutOrStdout())
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
 			if f.format == "json" {
 				err = writeNLRJSON(out, c, res[0], ids)
 			} else {

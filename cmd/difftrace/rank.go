@@ -87,15 +87,17 @@ without repeating them.`,
 			if err != nil {
 				return err
 			}
-			rk, err := c.Sweep(grid)
-			if err != nil {
-				return err
-			}
+			// The output first: an -o that cannot be written fails before
+			// the sweep.
 			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}
 			defer out.Abort()
+			rk, err := c.Sweep(grid)
+			if err != nil {
+				return err
+			}
 			switch f.format {
 			case "table":
 				writeRankTable(out, c, rk, &f)

@@ -1,0 +1,336 @@
+package diffnlr
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// Place is one loop around a point of a trace: the loop, which of its
+// iterations the point is in (from 1) and how many the loop has.
+type Place struct {
+	Loop      int32 `json:"loop"`
+	Iteration int32 `json:"iteration"`
+	Count     int32 `json:"count"`
+}
+
+// First is where two traces first part, in the calls their NLRs stand for:
+// how many calls they have in common before, what each does there that the
+// other does not (the first change of a diff of the calls that follow), and
+// the loops around that point in each run.
+type First struct {
+	// Common counts the calls both traces make before they part.
+	Common uint64 `json:"common"`
+	// Normal and Faulty are the calls only one of them makes there (at
+	// most maxStretch each; NormalMore and FaultyMore count the rest).
+	Normal     []trace.Symbol `json:"-"`
+	Faulty     []trace.Symbol `json:"-"`
+	NormalMore int            `json:"normal_more"`
+	FaultyMore int            `json:"faulty_more"`
+	// NormalEnded and FaultyEnded say a trace has no calls left there.
+	NormalEnded bool `json:"normal_ended"`
+	FaultyEnded bool `json:"faulty_ended"`
+	// Loops and FaultyLoops are the loops around the point, outermost
+	// first, in the normal and the faulty trace.
+	Loops       []Place `json:"loops"`
+	FaultyLoops []Place `json:"faulty_loops"`
+	// Reordered is set when the calls only the normal run makes there come
+	// back a few calls later in the faulty run: the same calls in another
+	// order, NormalOrder in one run and FaultyOrder in the other.
+	Reordered   bool           `json:"reordered"`
+	NormalOrder []trace.Symbol `json:"-"`
+	FaultyOrder []trace.Symbol `json:"-"`
+}
+
+const (
+	// window is how many calls after the point are diffed to find what
+	// each run does there.
+	window = 4096
+	// maxStretch is how many calls of each side First keeps.
+	maxStretch = 64
+)
+
+// FirstDifference returns where the traces whose NLRs are normal and
+// faulty (loops in t) first part; ok is false when they make the same
+// calls. Equal elements are skipped whole and equal iterations of a loop
+// at once, so the cost is in the elements around the point, not in the
+// calls before it.
+func FirstDifference(t *nlr.Table, normal, faulty nlr.Sequence) (f First, ok bool) {
+	sizes := make(map[int32]uint64)
+	a, b := newCursor(t, normal), newCursor(t, faulty)
+	for !a.done() && !b.done() {
+		ea, eb := a.cur(), b.cur()
+		switch {
+		case ea.Equal(eb):
+			f.Common = satAdd(f.Common, elementSize(t, ea, sizes))
+			a.skip()
+			b.skip()
+		case ea.IsLoop() && eb.IsLoop() && ea.Loop == eb.Loop:
+			// The same loop, run a different number of times: the common
+			// iterations first.
+			m := min(ea.Count, eb.Count)
+			f.Common = satAdd(f.Common, satMul(uint64(m), loopSize(t, ea.Loop, sizes)))
+			a.enterAt(m + 1)
+			b.enterAt(m + 1)
+		case ea.IsLoop():
+			a.enterAt(1)
+		case eb.IsLoop():
+			b.enterAt(1)
+		default:
+			goto parted
+		}
+	}
+	if a.done() && b.done() {
+		return f, false
+	}
+parted:
+	f.Loops, f.FaultyLoops = a.places(), b.places()
+	f.NormalEnded, f.FaultyEnded = a.done(), b.done()
+	na, nb := a.take(window), b.take(window)
+	f.reorder(na, nb)
+	blocks, err := Diff(symbolsOf(na), symbolsOf(nb))
+	if err == nil {
+		for _, bl := range blocks {
+			if bl.Kind == Common {
+				if len(f.Normal)+len(f.Faulty) > 0 {
+					break
+				}
+				continue
+			}
+			for _, e := range bl.Elems {
+				if bl.Kind == NormalOnly {
+					f.Normal = append(f.Normal, e.Sym)
+				} else {
+					f.Faulty = append(f.Faulty, e.Sym)
+				}
+			}
+		}
+	}
+	if len(f.Normal) > maxStretch {
+		f.NormalMore, f.Normal = len(f.Normal)-maxStretch, f.Normal[:maxStretch]
+	}
+	if len(f.Faulty) > maxStretch {
+		f.FaultyMore, f.Faulty = len(f.Faulty)-maxStretch, f.Faulty[:maxStretch]
+	}
+	return f, true
+}
+
+// maxReorder is the longest stretch First calls a reordering.
+const maxReorder = 8
+
+// reorder sets Reordered when the next few calls (2 to maxReorder) of the
+// two runs are the same calls in another order: A, B against B, A. (A
+// minimal diff reads a swap as one call dropped here and one added
+// further on, which would misname it.)
+func (f *First) reorder(na, nb []trace.Symbol) {
+	count := map[trace.Symbol]int{}
+	for m := 1; m <= maxReorder && m <= len(na) && m <= len(nb); m++ {
+		count[na[m-1]]++
+		count[nb[m-1]]--
+		if m < 2 {
+			continue
+		}
+		same := true
+		for _, c := range count {
+			if c != 0 {
+				same = false
+				break
+			}
+		}
+		if same {
+			f.Reordered = true
+			f.NormalOrder, f.FaultyOrder = na[:m], nb[:m]
+			return
+		}
+	}
+}
+
+func symbolsOf(syms []trace.Symbol) nlr.Sequence {
+	s := make(nlr.Sequence, len(syms))
+	for i, x := range syms {
+		s[i] = nlr.Element{Loop: nlr.NoLoop, Sym: x}
+	}
+	return s
+}
+
+// Text says where the traces part and how, in one line: "iteration 6 of 12
+// of L24: halo::Exchanger::exchange and 19 more calls missing". name names
+// symbols; stack, if not empty, is the call stack at that point (outermost
+// first), written after the loops.
+func (f First) Text(name func(trace.Symbol) string, stack []string) string {
+	var where []string
+	for _, p := range f.Loops {
+		where = append(where, fmt.Sprintf("iteration %d of %d of L%d", p.Iteration, p.Count, p.Loop))
+	}
+	w := strings.Join(where, " > ")
+	if len(stack) > 0 {
+		if w != "" {
+			w += ", "
+		}
+		w += "in " + strings.Join(stack, " > ")
+	}
+	if w == "" {
+		n := int(min(f.Common, math.MaxInt32))
+		w = fmt.Sprintf("after %s %s", thousands(n), plural(n, "call", "calls"))
+		if f.Common == 0 {
+			w = "at the start"
+		}
+	}
+	calls := func(s []trace.Symbol, more int) string {
+		out := name(s[0])
+		if n := len(s) - 1 + more; n > 0 {
+			out += fmt.Sprintf(" and %s more %s", thousands(n), plural(n, "call", "calls"))
+		}
+		return out
+	}
+	list := func(s []trace.Symbol) string {
+		var names []string
+		for _, x := range s {
+			names = append(names, name(x))
+		}
+		return strings.Join(names, ", ")
+	}
+	var what string
+	switch {
+	case f.Reordered:
+		what = "the same calls in another order: " + list(f.NormalOrder) + " in the normal run, " + list(f.FaultyOrder) + " in the faulty run"
+	case f.FaultyEnded && len(f.Normal) > 0:
+		what = "the faulty trace ends here; the normal run goes on with " + calls(f.Normal, f.NormalMore)
+	case f.NormalEnded && len(f.Faulty) > 0:
+		what = "the normal trace ends here; the faulty run goes on with " + calls(f.Faulty, f.FaultyMore)
+	case len(f.Faulty) == 0 && len(f.Normal) > 0:
+		what = calls(f.Normal, f.NormalMore) + " missing"
+	case len(f.Normal) == 0 && len(f.Faulty) > 0:
+		what = calls(f.Faulty, f.FaultyMore) + " added"
+	case len(f.Normal) > 0:
+		what = calls(f.Normal, f.NormalMore) + " replaced by " + calls(f.Faulty, f.FaultyMore)
+	default:
+		what = "the calls differ"
+	}
+	return "first difference: " + w + ": " + what
+}
+
+// cursor walks the calls an NLR stands for, one element at a time, entering
+// loops only when asked.
+type cursor struct {
+	t     *nlr.Table
+	stack []cframe
+}
+
+type cframe struct {
+	seq         nlr.Sequence
+	pos         int
+	loop        int32 // NoLoop at the top level
+	iter, count int32
+}
+
+func newCursor(t *nlr.Table, s nlr.Sequence) *cursor {
+	c := &cursor{t: t, stack: []cframe{{seq: s, loop: nlr.NoLoop}}}
+	c.settle()
+	return c
+}
+
+func (c *cursor) done() bool { return len(c.stack) == 0 }
+
+func (c *cursor) cur() nlr.Element {
+	f := &c.stack[len(c.stack)-1]
+	return f.seq[f.pos]
+}
+
+// settle moves past finished iterations and bodies.
+func (c *cursor) settle() {
+	for len(c.stack) > 0 {
+		f := &c.stack[len(c.stack)-1]
+		if f.pos < len(f.seq) {
+			return
+		}
+		if f.loop != nlr.NoLoop && f.iter < f.count {
+			f.iter++
+			f.pos = 0
+			continue
+		}
+		c.stack = c.stack[:len(c.stack)-1]
+		if len(c.stack) > 0 {
+			c.stack[len(c.stack)-1].pos++
+		}
+	}
+}
+
+func (c *cursor) skip() {
+	c.stack[len(c.stack)-1].pos++
+	c.settle()
+}
+
+// enterAt enters the current loop at iteration i, or skips it when it has
+// fewer iterations.
+func (c *cursor) enterAt(i int32) {
+	e := c.cur()
+	if i > e.Count {
+		c.skip()
+		return
+	}
+	c.stack = append(c.stack, cframe{seq: c.t.Body(e.Loop), loop: e.Loop, iter: i, count: e.Count})
+	c.settle()
+}
+
+// places returns the loops the cursor is in, outermost first.
+func (c *cursor) places() []Place {
+	out := []Place{}
+	for _, f := range c.stack {
+		if f.loop != nlr.NoLoop {
+			out = append(out, Place{Loop: f.loop, Iteration: f.iter, Count: f.count})
+		}
+	}
+	return out
+}
+
+// take returns up to n of the next calls.
+func (c *cursor) take(n int) []trace.Symbol {
+	var out []trace.Symbol
+	for len(out) < n && !c.done() {
+		if e := c.cur(); e.IsLoop() {
+			c.enterAt(1)
+			continue
+		}
+		out = append(out, c.cur().Sym)
+		c.skip()
+	}
+	return out
+}
+
+// elementSize is how many calls an element stands for.
+func elementSize(t *nlr.Table, e nlr.Element, sizes map[int32]uint64) uint64 {
+	if !e.IsLoop() {
+		return 1
+	}
+	return satMul(uint64(e.Count), loopSize(t, e.Loop, sizes))
+}
+
+func loopSize(t *nlr.Table, id int32, sizes map[int32]uint64) uint64 {
+	if s, ok := sizes[id]; ok {
+		return s
+	}
+	var s uint64
+	for _, e := range t.Body(id) {
+		s = satAdd(s, elementSize(t, e, sizes))
+	}
+	sizes[id] = s
+	return s
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+func satMul(a, b uint64) uint64 {
+	if a != 0 && b > math.MaxUint64/a {
+		return math.MaxUint64
+	}
+	return a * b
+}
