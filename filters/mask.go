@@ -1,6 +1,8 @@
 package filters
 
 import (
+	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/difftrace/difftrace/trace"
@@ -102,56 +104,116 @@ func (st *Stream) appendWithReturns(dst, chunk []trace.Symbol) []trace.Symbol {
 	return dst
 }
 
-// Nested returns a filter for one trace that keeps the nesting of the calls
-// it keeps, for NLR folded by call structure (nlr.NewStructuralDiscoverer):
-// see Nest.
-func (m *Mask) Nested() *Nest { return &Nest{m: m} }
 
-// Nest applies a Mask to the raw events of one trace, chunk by chunk, and
-// keeps what the structure of the kept calls needs: every kept call with
-// its return, and every call the mask drops that has a kept call below it,
-// with its return, so that the kept calls keep their place in the nesting.
-// A dropped call whose whole subtree is dropped leaves nothing, and a
-// Return that closes no call is dropped. A Nest is not safe for concurrent
-// use.
-type Nest struct {
-	m       *Mask
-	open    []trace.Symbol // open[:depth] are the open calls, outermost first
+// Nests applies several masks to the raw events of one trace, for NLR
+// folded by call structure (nlr.NewStructuralDiscoverer): for each mask it
+// keeps every kept call with its return, and every call the mask drops
+// that has a kept call below it, with its return, so that the kept calls
+// keep their place in the nesting. A dropped call whose whole subtree is
+// dropped leaves nothing, and a return that closes no call is dropped.
+//
+// It does so for all the masks in one pass: the depth and the open calls are the same
+// for every mask, and a table of which masks keep each symbol, with, per
+// open call, which masks wrote it out, leaves only the rare events — a
+// call some mask keeps, a return that closes a call some mask wrote out —
+// to a slower path. At most 64 masks. Nests is not safe for concurrent use.
+type Nests struct {
+	masks   []*Mask
+	keeps   []uint64       // per symbol: the masks that keep it, a bit each
+	open    []trace.Symbol // open[:depth] are the open calls
+	written []uint64       // per open call: the masks that wrote it out
 	depth   int
-	emitted int // open[:emitted] have been written out
+	emitted []int // per mask: open[:emitted[f]] are written out
+	// Out and Kept are, after Append, each mask's events and how many
+	// kept calls they hold, for the chunk.
+	Out  [][]trace.Symbol
+	Kept []int
 }
 
-// Append filters chunk, the next raw events of the trace, appends what is
-// kept to dst, and returns dst and how many kept calls it appended.
-func (st *Nest) Append(dst, chunk []trace.Symbol) ([]trace.Symbol, int) {
-	keep := st.m.keep
-	open, depth, emitted := st.open, st.depth, st.emitted
-	kept := 0
-	for _, s := range chunk {
-		if s == trace.Return {
-			if depth == 0 {
-				continue
-			}
-			depth--
-			if depth < emitted {
-				emitted = depth
-				dst = append(dst, trace.Return)
-			}
-			continue
+// NewNests returns a filter of raw events for the masks (at most 64, all
+// compiled from one table).
+func NewNests(masks []*Mask) (*Nests, error) {
+	if len(masks) > 64 {
+		return nil, fmt.Errorf("filters: %d filters at once; at most 64", len(masks))
+	}
+	n := &Nests{masks: masks, emitted: make([]int, len(masks)), Out: make([][]trace.Symbol, len(masks)), Kept: make([]int, len(masks))}
+	if len(masks) > 0 {
+		n.keeps = make([]uint64, len(masks[0].keep))
+	}
+	for f, m := range masks {
+		if len(m.keep) != len(n.keeps) {
+			return nil, fmt.Errorf("filters: masks compiled from different symbol tables")
 		}
-		if depth == len(open) {
-			open = append(open, s)
-		} else {
-			open[depth] = s
-		}
-		depth++
-		if keep[s] != 0 {
-			// Its dropped callers not written yet go first.
-			dst = append(dst, open[emitted:depth]...)
-			emitted = depth
-			kept++
+		for s, k := range m.keep {
+			n.keeps[s] |= uint64(k) << f
 		}
 	}
-	st.open, st.depth, st.emitted = open, depth, emitted
-	return dst, kept
+	return n, nil
 }
+
+// Append filters chunk, the next raw events of the trace, for every mask
+// into Out and Kept.
+func (n *Nests) Append(chunk []trace.Symbol) {
+	for f := range n.Out {
+		n.Out[f], n.Kept[f] = n.Out[f][:0], 0
+	}
+	keeps, open, written, depth := n.keeps, n.open, n.written, n.depth
+	for i, s := range chunk {
+		if depth >= len(open) {
+			open = append(open, make([]trace.Symbol, len(open)+64)...)
+			written = append(written, make([]uint64, len(written)+64)...)
+			n.open, n.written = open, written
+		}
+		open[depth] = s
+		if s != trace.Return {
+			written[depth] = 0
+			if keeps[s] != 0 {
+				n.depth = depth
+				n.keptCall(chunk[i])
+			}
+			depth++
+			continue
+		}
+		if depth == 0 {
+			continue // a return that closes nothing
+		}
+		depth--
+		if w := written[depth]; w != 0 {
+			n.closeWritten(w, depth)
+		}
+	}
+	n.depth = depth
+}
+
+// keptCall writes out the call s at depth n.depth for every mask that
+// keeps it, after its callers the mask has not written out yet.
+//
+//go:noinline
+func (n *Nests) keptCall(s trace.Symbol) {
+	d := n.depth
+	for bits := n.keeps[s]; bits != 0; bits &= bits - 1 {
+		f := bitIndex(bits)
+		from := n.emitted[f]
+		n.Out[f] = append(n.Out[f], n.open[from:d+1]...)
+		for j := from; j <= d; j++ {
+			n.written[j] |= 1 << f
+		}
+		n.emitted[f] = d + 1
+		n.Kept[f]++
+	}
+}
+
+// closeWritten writes a return for every mask in w, which wrote out the
+// call at depth d that has just returned.
+//
+//go:noinline
+func (n *Nests) closeWritten(w uint64, d int) {
+	for bits := w; bits != 0; bits &= bits - 1 {
+		f := bitIndex(bits)
+		n.Out[f] = append(n.Out[f], trace.Return)
+		n.emitted[f] = d
+	}
+	n.written[d] = 0
+}
+
+func bitIndex(x uint64) int { return bits.TrailingZeros64(x) }

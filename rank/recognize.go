@@ -177,17 +177,15 @@ func (c *Comparison) pass(r int, masks []*filters.Mask, newSink func(i int) func
 	return run.ForEach(ids, func(_ int, id trace.ID) error {
 		i, _ := c.Index(id)
 		sink := newSink(i)
-		streams := make([]*filters.Nest, len(masks))
-		for f, m := range masks {
-			streams[f] = m.Nested()
+		nests, err := filters.NewNests(masks)
+		if err != nil {
+			return err
 		}
-		var buf []trace.Symbol // grows to the largest filtered chunk
 		return run.Stream(id, func(chunk []trace.Symbol) error {
-			for f, st := range streams {
-				var calls int
-				buf, calls = st.Append(buf[:0], chunk)
-				if len(buf) > 0 {
-					sink(f, buf, calls)
+			nests.Append(chunk)
+			for f, out := range nests.Out {
+				if len(out) > 0 {
+					sink(f, out, nests.Kept[f])
 				}
 			}
 			return nil
