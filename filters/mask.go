@@ -104,7 +104,6 @@ func (st *Stream) appendWithReturns(dst, chunk []trace.Symbol) []trace.Symbol {
 	return dst
 }
 
-
 // Nests applies several masks to the raw events of one trace, for NLR
 // folded by call structure (nlr.NewStructuralDiscoverer): for each mask it
 // keeps every kept call with its return, and every call the mask drops
