@@ -42,18 +42,21 @@ fuzz:
 
 # The analysis on the committed example runs (testdata/runs): rank the traces
 # the bug changed, then draw how the top one changed (diffNLR), for the
-# odd/even sort with swapBug (seeds/002 Fig. 3.5b) and ILCS with its
-# unprotected critical section (Fig. 3.7a). Each pair works in its own
+# odd/even sort with swapBug (seeds/002 Fig. 3.5b), ILCS with its
+# unprotected critical section (Fig. 3.7a) and the C++ stencil whose rank 3
+# skips its halo exchange in step 6 and hangs. Each pair works in its own
 # directory of demo-out/, where rank leaves its session for diffnlr.
 DEMO := demo-out
 DT   := ../../$(BIN)
 RUNS := ../../testdata/runs
 demo: build
-	@mkdir -p $(DEMO)/oddeven $(DEMO)/ilcs
+	@mkdir -p $(DEMO)/oddeven $(DEMO)/ilcs $(DEMO)/stencil
 	cd $(DEMO)/oddeven && $(DT) rank $(RUNS)/oddeven-normal $(RUNS)/oddeven-swapbug --rows 8
 	cd $(DEMO)/oddeven && $(DT) diffnlr 5 -o diffnlr-5.svg -o diffnlr-5.png
 	cd $(DEMO)/ilcs && $(DT) rank $(RUNS)/ilcs-normal $(RUNS)/ilcs-critbug --rows 8
 	cd $(DEMO)/ilcs && $(DT) diffnlr 6.4 -o diffnlr-6.4.svg -o diffnlr-6.4.png
+	cd $(DEMO)/stencil && $(DT) rank $(RUNS)/stencil-normal $(RUNS)/stencil-skipbug --rows 8
+	cd $(DEMO)/stencil && $(DT) diffnlr 3 --filter mpi -o diffnlr-3.svg -o diffnlr-3.png
 	@echo; echo "pictures: $$(ls $(DEMO)/*/*.svg $(DEMO)/*/*.png | tr '\n' ' ')"
 
 bench:

@@ -318,7 +318,11 @@ func (p *Picture) graph() *dotGraph {
 	}
 	fmt.Fprintf(&lb, `<TR><TD><FONT POINT-SIZE="10" COLOR=%q>%s</FONT></TD></TR>`, textNote, html(summary))
 	for _, n := range p.Notes {
-		fmt.Fprintf(&lb, `<TR><TD><FONT POINT-SIZE="12"><B>%s</B></FONT></TD></TR>`, html(n))
+		var lines []string
+		for _, l := range wrap(n, 110) {
+			lines = append(lines, html(l))
+		}
+		fmt.Fprintf(&lb, `<TR><TD><FONT POINT-SIZE="12"><B>%s</B></FONT></TD></TR>`, strings.Join(lines, "<BR/>"))
 	}
 	lb.WriteString(`<TR><TD><TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="1"><TR>`)
 	for _, k := range []struct {
@@ -419,4 +423,28 @@ func html(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// wrap breaks s at spaces into lines of at most width runes where it can,
+// so that a long note does not widen the picture.
+func wrap(s string, width int) []string {
+	var lines []string
+	var cur []string
+	n := 0
+	for _, w := range strings.Fields(s) {
+		l := utf8.RuneCountInString(w)
+		if n > 0 && n+1+l > width {
+			lines = append(lines, strings.Join(cur, " "))
+			cur, n = nil, 0
+		}
+		if n > 0 {
+			n++
+		}
+		cur = append(cur, w)
+		n += l
+	}
+	if len(cur) > 0 {
+		lines = append(lines, strings.Join(cur, " "))
+	}
+	return lines
 }

@@ -174,3 +174,17 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// Shown returns the elements the abridged picture shows, in order, those
+// of every section: what a legend has to explain.
+func (p *Picture) Shown() nlr.Sequence {
+	shown := nlr.Sequence{}
+	for _, pt := range p.view().parts {
+		for _, r := range pt.rows {
+			if r.hidden == 0 {
+				shown = append(shown, r.elem)
+			}
+		}
+	}
+	return shown
+}

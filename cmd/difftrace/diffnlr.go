@@ -282,6 +282,12 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	}
 	pic.Abridge = ab
 	pic.Ended = c.Runs[rank.Faulty].Ending(id.Proc)
+	// The legend explains the loops the abridged diff shows, no others.
+	loops = n.Table.Legend(n.Names(), pic.Shown())
+	pic.Legend = loops
+	if len(empty) > 0 && len(threads) > 1 {
+		pic.Legend = append(slices.Clip(loops), "no call kept in either run: threads "+strings.Join(empty, ", "))
+	}
 
 	// The text diff, on standard output.
 	w := bufio.NewWriter(cmd.OutOrStdout())
@@ -400,12 +406,7 @@ func diffPicture(c *rank.Comparison, n *rank.NLR, id trace.ID, threads []trace.I
 		}
 		pic.Sections = append(pic.Sections, diffnlr.Section{Title: title, Blocks: blocks})
 	}
-	loops = n.Table.Legend(names, used...)
-	pic.Legend = loops
-	if len(empty) > 0 && len(threads) > 1 {
-		pic.Legend = append(slices.Clip(loops), "no call kept in either run: threads "+strings.Join(empty, ", "))
-	}
-	return pic, loops, empty, nil
+	return pic, n.Table.Legend(names, used...), empty, nil
 }
 
 // runLabel names a run in a picture title: its directory's base name.
