@@ -23,7 +23,6 @@ type Writer struct {
 	inRun bool   // a count word is held back and may still grow
 	count uint16 // the held-back count
 	cand  uint16 // the next value the match expects is hist[cand]
-	lit   bool   // the value after the run must go out as a literal
 
 	// Stage 2 (ZE): words of the current group.
 	group [4]uint16

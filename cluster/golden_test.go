@@ -96,7 +96,7 @@ func sameHeight(a, b float64) bool {
 func dendrogramOf(n int, m Method, rows []goldenRow) *Dendrogram {
 	dg := &Dendrogram{N: n, Method: m, Merges: make([]Merge, len(rows))}
 	for i, r := range rows {
-		dg.Merges[i] = Merge{A: r.A, B: r.B, Height: r.Height, Size: r.Size}
+		dg.Merges[i] = Merge(r)
 	}
 	return dg
 }

@@ -54,7 +54,6 @@ var (
 // calls memcpy without the critical section around it; L0 = [CPU_Exec], and
 // its counts differ between runs as ILCS is asynchronous.
 var (
-	ilcsLegend = []string{"L0 = [CPU_Exec]"}
 	ilcsNormal = seq(sym("omp_get_thread_num"), loop(0, 12),
 		sym("GOMP_critical_start"), sym("memcpy"), sym("GOMP_critical_end"),
 		loop(0, 7),

@@ -273,7 +273,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	}
 	printNotes(cmd, c.Notes())
 	n := res[0]
-	pic, loops, empty, err := diffPicture(c, n, id, threads)
+	pic, empty, err := diffPicture(c, n, id, threads)
 	if err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	pic.Abridge = ab
 	pic.Ended = c.Runs[rank.Faulty].Ending(id.Proc)
 	// The legend explains the loops the abridged diff shows, no others.
-	loops = n.Table.Legend(n.Names(), pic.Shown())
+	loops := n.Table.Legend(n.Names(), pic.Shown())
 	pic.Legend = loops
 	if len(empty) > 0 && len(threads) > 1 {
 		pic.Legend = append(slices.Clip(loops), "no call kept in either run: threads "+strings.Join(empty, ", "))
@@ -369,9 +369,9 @@ func diffTraces(c *rank.Comparison, id trace.ID) ([]trace.ID, error) {
 // diffPicture builds the diffNLR of id over its threads: one diff for a
 // thread (or a process with one thread), one section per thread for a
 // process. Threads where the filter kept nothing in either run are left
-// out of a process's picture; all of them are returned in empty. loops are
-// the definitions of the loops the diff mentions.
-func diffPicture(c *rank.Comparison, n *rank.NLR, id trace.ID, threads []trace.ID) (pic *diffnlr.Picture, loops, empty []string, err error) {
+// out of a process's picture; all of them are returned in empty. The
+// legend is the caller's, once the picture is abridged (Picture.Shown).
+func diffPicture(c *rank.Comparison, n *rank.NLR, id trace.ID, threads []trace.ID) (pic *diffnlr.Picture, empty []string, err error) {
 	names := n.Names()
 	pic = &diffnlr.Picture{
 		Title:  fmt.Sprintf("diffNLR(%s): %s vs %s · filter %s, K %d", id, runLabel(c, rank.Normal), runLabel(c, rank.Faulty), n.Filter.Name(), n.K),
@@ -379,15 +379,13 @@ func diffPicture(c *rank.Comparison, n *rank.NLR, id trace.ID, threads []trace.I
 		Faulty: "faulty",
 		Label:  func(e nlr.Element) string { return e.Format(names) },
 	}
-	var used []nlr.Sequence
 	for _, t := range threads {
 		i, _ := c.Index(t)
 		ns, fs := n.Seq(rank.Normal, i), n.Seq(rank.Faulty, i)
 		blocks, err := diffnlr.Diff(ns, fs)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("diffNLR(%s): %v", t, err)
+			return nil, nil, fmt.Errorf("diffNLR(%s): %v", t, err)
 		}
-		used = append(used, ns, fs)
 		if len(ns) == 0 && len(fs) == 0 {
 			empty = append(empty, t.String())
 		}
@@ -406,7 +404,7 @@ func diffPicture(c *rank.Comparison, n *rank.NLR, id trace.ID, threads []trace.I
 		}
 		pic.Sections = append(pic.Sections, diffnlr.Section{Title: title, Blocks: blocks})
 	}
-	return pic, n.Table.Legend(names, used...), empty, nil
+	return pic, empty, nil
 }
 
 // runLabel names a run in a picture title: its directory's base name.

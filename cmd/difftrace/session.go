@@ -82,7 +82,8 @@ func lockSession(how int, stderr io.Writer) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot open the session's lock: %v", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+	err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
 		fmt.Fprintf(stderr, "note: another difftrace is using the session in %s; waiting for it\n", sessionDir)
 		err = syscall.Flock(int(f.Fd()), how)
 	}

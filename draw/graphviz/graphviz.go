@@ -70,15 +70,15 @@ func runDot(ctx context.Context, dot []byte, f gographviz.Format) ([]byte, error
 	}
 	g, err := gographviz.ParseBytes(dot)
 	if err != nil {
-		return nil, fmt.Errorf("Graphviz rejected the graph: %w", err)
+		return nil, fmt.Errorf("the graph was rejected by Graphviz: %w", err)
 	}
 	defer g.Close()
 	var buf bytes.Buffer
 	if err := e.Render(ctx, g, f, &buf); err != nil {
-		return nil, fmt.Errorf("Graphviz failed to lay out the graph: %w", err)
+		return nil, fmt.Errorf("laying out the graph with Graphviz failed: %w", err)
 	}
 	if buf.Len() == 0 {
-		return nil, fmt.Errorf("Graphviz wrote an empty %s output", strings.ToUpper(string(f)))
+		return nil, fmt.Errorf("the %s output of Graphviz is empty", strings.ToUpper(string(f)))
 	}
 	return buf.Bytes(), nil
 }

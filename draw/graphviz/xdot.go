@@ -84,7 +84,7 @@ func parseLayout(js []byte) (*layout, error) {
 // bounds is the graph's bounding box in points: lower left, upper right.
 func (g *layout) bounds() (x0, y0, x1, y1 float64, err error) {
 	if _, err := fmt.Sscanf(g.BB, "%g,%g,%g,%g", &x0, &y0, &x1, &y1); err != nil {
-		return 0, 0, 0, 0, fmt.Errorf("Graphviz's layout has no bounding box (bb=%q)", g.BB)
+		return 0, 0, 0, 0, fmt.Errorf("the layout from Graphviz has no bounding box (bb=%q)", g.BB)
 	}
 	return x0, y0, x1, y1, nil
 }
