@@ -30,9 +30,13 @@ type First struct {
 	Faulty     []trace.Symbol `json:"-"`
 	NormalMore int            `json:"normal_more"`
 	FaultyMore int            `json:"faulty_more"`
-	// NormalEnded and FaultyEnded say a trace has no calls left there.
+	// NormalEnded and FaultyEnded say a trace has no calls left there;
+	// NormalLeft and FaultyLeft count the calls each has left from there
+	// (at most window, 4,096).
 	NormalEnded bool `json:"normal_ended"`
 	FaultyEnded bool `json:"faulty_ended"`
+	NormalLeft  int  `json:"normal_left"`
+	FaultyLeft  int  `json:"faulty_left"`
 	// Loops and FaultyLoops are the loops around the point, outermost
 	// first, in the normal and the faulty trace.
 	Loops       []Place `json:"loops"`
@@ -90,6 +94,7 @@ parted:
 	f.Loops, f.FaultyLoops = a.places(), b.places()
 	f.NormalEnded, f.FaultyEnded = a.done(), b.done()
 	na, nb := a.take(window), b.take(window)
+	f.NormalLeft, f.FaultyLeft = len(na), len(nb)
 	f.reorder(na, nb)
 	blocks, err := Diff(symbolsOf(na), symbolsOf(nb))
 	if err == nil {

@@ -22,6 +22,10 @@ type View struct {
 	// their top suspect), "listed" (it was a suspect) or "changed" (its
 	// calls changed under this filter, though no row made it a suspect).
 	Why string `json:"why"`
+	// Parted is set when the faulty run hung or crashed and the view is
+	// not of the consensus leader but of the leading trace that parted from
+	// its normal run before it stopped (see Comparison.partedFirst).
+	Parted bool `json:"parted,omitempty"`
 }
 
 // Fold recognises the loops of every trace under each filter (named by its
@@ -33,9 +37,12 @@ type Fold func(filters []string, ks []int) ([]*NLR, error)
 // candidates are the filters and K of the rows where id was the top
 // suspect; failing those, of the rows where it was a suspect; failing
 // those, every filter and K of the rows. Among the first candidates whose
-// diff is not empty, the one with the fewest changed elements wins; a tie
-// goes to the better-ranked row. ok is false when no filter of the rows
-// shows id changed. fold is called once per group of candidates tried.
+// diff is not empty, a view where the traces part while both go on beats
+// one where they part only because one of them ends (a hang seen through a
+// filter that keeps none of the calls after it), then the one with the
+// fewest changed elements wins; a tie goes to the better-ranked row. ok is
+// false when no filter of the rows shows id changed. fold is called once
+// per group of candidates tried.
 func Suggest(rows []Row, id trace.ID, fold Fold) (v View, ok bool, err error) {
 	type pair struct {
 		filter string
@@ -84,14 +91,19 @@ func Suggest(rows []Row, id trace.ID, fold Fold) (v View, ok bool, err error) {
 		if err != nil {
 			return v, false, err
 		}
+		bestEnds := false
 		for _, p := range cand {
 			n := nlrs[slices.Index(fs, p.filter)*len(ks)+slices.Index(ks, p.k)]
 			changes, err := n.Changes(id)
 			if err != nil {
 				return v, false, err
 			}
-			if changes > 0 && (!ok || changes < v.Changes) {
-				v, ok = View{Trace: id, Filter: p.filter, K: p.k, Changes: changes, Why: why}, true
+			if changes == 0 {
+				continue
+			}
+			ends := n.partsAtAnEnd(id)
+			if !ok || (bestEnds && !ends) || (bestEnds == ends && changes < v.Changes) {
+				v, ok, bestEnds = View{Trace: id, Filter: p.filter, K: p.k, Changes: changes, Why: why}, true, ends
 			}
 		}
 		if ok {
@@ -124,4 +136,19 @@ func (n *NLR) Changes(id trace.ID) (int, error) {
 		}
 	}
 	return total, nil
+}
+
+// partsAtAnEnd reports whether, in every thread of id that changed, the
+// runs part only where one of the traces ends.
+func (n *NLR) partsAtAnEnd(id trace.ID) bool {
+	for i, t := range n.c.IDs {
+		if t != id && !(id.IsProcess() && t.Proc == id.Proc) {
+			continue
+		}
+		f, ok := diffnlr.FirstDifference(n.Table, n.Seq(Normal, i), n.Seq(Faulty, i))
+		if ok && !f.NormalEnded && !f.FaultyEnded {
+			return false
+		}
+	}
+	return true
 }

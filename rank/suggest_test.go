@@ -22,6 +22,10 @@ func TestSuggestion(t *testing.T) {
 		{"ilcs-normal", "ilcs-critbug", tid(6, 4), false},
 		{"ilcs-normal", "ilcs-dlbug", tid(0, 0), false},
 		{"ilcs-normal", "ilcs-maxbug", trace.ID{}, true},
+		// A hang: the consensus leads with rank 2, a neighbour left waiting
+		// for the halo rank 3 never sent; the suggestion goes to 3, the
+		// only one of the leading traces that parted while running.
+		{"stencil-normal", "stencil-skipbug", pid(3), false},
 	} {
 		cmp := openRuns(t, Options{}, c.normal, c.faulty)
 		rk, err := cmp.Sweep(defaultGrid(t, ""))
@@ -40,6 +44,12 @@ func TestSuggestion(t *testing.T) {
 		}
 		if v.Trace != c.want || v.Why != "first" || v.Changes == 0 {
 			t.Errorf("%s: suggestion %+v, want %v as the top suspect with a non-empty diff", c.faulty, *v, c.want)
+		}
+		if parted := c.faulty == "stencil-skipbug"; v.Parted != parted {
+			t.Errorf("%s: suggestion parted %v, want %v", c.faulty, v.Parted, parted)
+		}
+		if v.Parted {
+			continue // not the consensus leader's view: not the shortest of its rows
 		}
 		// Check the choice against every row where the trace is first.
 		checked := map[string]bool{}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/difftrace/difftrace/cluster"
+	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/parallel"
@@ -253,15 +254,53 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 			}
 			return out, nil
 		}
+		parted := false
+		if p, ok := c.partedFirst(nlrs[len(nlrs)-len(g.Ks)], rk.ThreadVotes); ok {
+			parted = p != id
+			id = p
+		}
 		v, ok, err := Suggest(rk.Rows, id, fold)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
+			v.Parted = parted
 			rk.Suggestion = &v
 		}
 	}
 	return rk, nil
+}
+
+// partedFirst finds, when the faulty run did not end normally (some rank
+// was killed, hung or crashed), the trace to look at first: in a hang
+// every rank changes, and the ranks left waiting for the culprit change as
+// much as the culprit. So among the three traces that lead the consensus,
+// in its order, it takes the first whose calls part from its normal run's
+// before its
+// trace ends (diffnlr.FirstDifference under n, the grid's broadest filter)
+// and where both runs go on for a while (minRunOn calls): the others only
+// stopped early, some a call or two after a call the recorder could not
+// write, or kept on (a worker spinning while its master hangs) where the
+// normal run was about to end. ok is false when the run ended normally or no trace parted so.
+func (c *Comparison) partedFirst(n *NLR, votes []Vote) (trace.ID, bool) {
+	const minRunOn = 16
+	if bad, _ := badEnding(c.Runs[Faulty]); bad == "" {
+		return trace.ID{}, false
+	}
+	for _, v := range votes[:min(len(votes), 3)] {
+		i, ok := c.Index(v.ID)
+		if !ok || v.First == 0 {
+			continue
+		}
+		f, ok := diffnlr.FirstDifference(n.Table, n.Seq(Normal, i), n.Seq(Faulty, i))
+		if ok && f.NormalLeft >= minRunOn && f.FaultyLeft-len(f.Faulty) >= minRunOn {
+			if c.singleThreaded() {
+				return v.ID.Process(), true
+			}
+			return v.ID, true
+		}
+	}
+	return trace.ID{}, false
 }
 
 // compareRows orders the ranking table: by ascending B-score; among equal

@@ -202,7 +202,7 @@ func (f *diffNLRFlags) pickView(c *rank.Comparison, p *picking, id trace.ID) (so
 		v = &found
 	}
 	f.filter, f.k = v.Filter, v.K
-	return fmt.Sprintf("the shortest diff among the ranking's rows where %s is %s", id, viewWhy(v)), "", nil
+	return fmt.Sprintf("the clearest diff among the ranking's rows where %s is %s", id, viewWhy(v)), "", nil
 }
 
 func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {

@@ -178,7 +178,7 @@ func TestDiffNLRSession(t *testing.T) {
 	}
 	// With no flags, diffnlr shows the view rank suggested.
 	out := okIn(t, dir, "diffnlr", "5", "-o", "x.svg", "-o", "x.png", "-o", "x.dot")
-	head := fmt.Sprintf("diffNLR(5): filter %s, K %d (the shortest diff among the ranking's rows where 5 is the top suspect)\nnormal  %s\nfaulty  %s\n",
+	head := fmt.Sprintf("diffNLR(5): filter %s, K %d (the clearest diff among the ranking's rows where 5 is the top suspect)\nnormal  %s\nfaulty  %s\n",
 		s.Suggestion.Filter, s.Suggestion.K, absRun(t, "oddeven-normal"), absRun(t, "oddeven-swapbug"))
 	if !strings.HasPrefix(out, head) {
 		t.Errorf("diffnlr does not follow the session; want the header\n%s\ngot\n%s", head, out)
@@ -328,6 +328,7 @@ func TestSuggestedDiffShowsTheChange(t *testing.T) {
 	for _, p := range [][2]string{
 		{"oddeven-normal", "oddeven-swapbug"}, {"oddeven-normal", "oddeven-dlbug"},
 		{"ilcs-normal", "ilcs-critbug"}, {"ilcs-normal", "ilcs-dlbug"}, {"ilcs-normal", "ilcs-maxbug"},
+		{"stencil-normal", "stencil-skipbug"},
 	} {
 		dir := t.TempDir()
 		out := okIn(t, dir, "rank", absRun(t, p[0]), absRun(t, p[1]))
@@ -349,6 +350,15 @@ func TestSuggestedDiffShowsTheChange(t *testing.T) {
 		}
 		if strings.Contains(diff, "strcmp") {
 			t.Errorf("%s: the run-wide command-line parsing shows in the diff of one trace:\n%s", p[1], diff)
+		}
+		if n := strings.Count(diff, "\n"); n > 30 {
+			t.Errorf("%s: the suggested diff takes %d lines, more than 30:\n%s", p[1], n, diff)
+		}
+		// The C++ rank that skipped its halo exchange in the sixth step: the
+		// suggestion names it, the iteration and the skipped call.
+		if p[1] == "stencil-skipbug" && (args[1] != "3" || !strings.Contains(diff, "first difference: iteration 6 of 12 of L") ||
+			!strings.Contains(diff, "> halo::Exchanger::exchange >") || !strings.Contains(diff, "missing")) {
+			t.Errorf("%s: %s does not show rank 3 skipping its halo exchange in iteration 6:\n%s", p[1], strings.Join(args, " "), diff)
 		}
 	}
 

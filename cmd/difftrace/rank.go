@@ -323,8 +323,13 @@ func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, f *rank
 	case v != nil:
 		why := viewWhy(v)
 		fmt.Fprintf(out, "\nhow it changed: difftrace diffnlr %s\n", v.Trace)
-		fmt.Fprintf(out, "        (filter %s, K %d: the shortest diff among the rows where %s is %s, %s)\n",
+		fmt.Fprintf(out, "        (filter %s, K %d: the clearest diff among the rows where %s is %s, %s)\n",
 			v.Filter, v.K, v.Trace, why, plural(uint64(v.Changes), "changed element"))
+		if v.Parted {
+			fmt.Fprintf(out, "        The faulty run did not end normally, and in a hang the ranks left waiting change as much as\n"+
+				"        the one that caused it: %s is the first of the leading traces whose calls part from its normal\n"+
+				"        run while both go on; the others only stopped earlier.\n", v.Trace)
+		}
 	case len(rk.ThreadVotes) > 0 && rk.ThreadVotes[0].First > 0:
 		fmt.Fprintf(out, "\nhow it changed: no filter shows a change in the calls of %s\n", rk.ThreadVotes[0].ID)
 	case len(rk.RunWide) > 0:
