@@ -30,6 +30,10 @@ type Picture struct {
 	// Notes are lines said before the diff, such as where the traces first
 	// part (First.Text).
 	Notes []string
+	// Bodies, if set, says how the bodies of two different loops that
+	// stand at the same place differ ("- update_x"), for the note beside
+	// such a change; see loopNote.
+	Bodies func(normal, faulty int32) string
 	// Abridge limits what long diffs show; the zero value is the default.
 	Abridge Abridge
 	// Ended, when not empty, says how the faulty trace was cut short
@@ -187,4 +191,35 @@ func (p *Picture) Shown() nlr.Sequence {
 		}
 	}
 	return shown
+}
+
+// loopNote explains a change whose normal side and faulty side start with a
+// loop: "L0 ×12 → ×5" for one loop run a different number of times, and
+// "L3 → L7: - update_x" (from Bodies) for two loops with different bodies.
+// It is "" for any other change.
+func (p *Picture) loopNote(normal, faulty []row) string {
+	a, b := firstLoop(normal), firstLoop(faulty)
+	if a.Loop == nlr.NoLoop || b.Loop == nlr.NoLoop {
+		return ""
+	}
+	if a.Loop == b.Loop {
+		return fmt.Sprintf("L%d ×%d → ×%d", a.Loop, a.Count, b.Count)
+	}
+	if p.Bodies == nil {
+		return ""
+	}
+	d := p.Bodies(a.Loop, b.Loop)
+	if d == "" {
+		return ""
+	}
+	return fmt.Sprintf("L%d → L%d: %s", a.Loop, b.Loop, d)
+}
+
+func firstLoop(rows []row) nlr.Element {
+	for _, r := range rows {
+		if r.hidden == 0 && r.elem.IsLoop() {
+			return r.elem
+		}
+	}
+	return nlr.Element{Loop: nlr.NoLoop}
 }

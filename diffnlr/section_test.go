@@ -45,7 +45,7 @@ func TestSectionsText(t *testing.T) {
 - GOMP_critical_end
 - L0^7
 - GOMP_critical_start
-+ L0^9
++ L0^9  (L0 ×7 → ×9)
   memcpy
 - GOMP_critical_end
   L0^4

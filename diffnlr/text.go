@@ -47,7 +47,7 @@ func (p *Picture) WriteText(w io.Writer, color bool) error {
 	bw.WriteByte('\n')
 	line(ansiBold, "+++ "+faulty)
 	bw.WriteByte('\n')
-	for _, pt := range v.parts {
+	for k, pt := range v.parts {
 		if pt.head != "" {
 			h := pt.head
 			if pt.note != "" {
@@ -69,11 +69,19 @@ func (p *Picture) WriteText(w io.Writer, color bool) error {
 		case FaultyOnly:
 			prefix, style = "+ ", ansiRed
 		}
-		for _, r := range pt.rows {
+		note := ""
+		if pt.kind == FaultyOnly && k > 0 && v.parts[k-1].kind == NormalOnly {
+			note = p.loopNote(v.parts[k-1].rows, pt.rows)
+		}
+		for j, r := range pt.rows {
 			if r.hidden > 0 {
 				line(ansiDim, prefix+p.hiddenText(pt.kind, r.hidden))
 			} else {
 				line(style, prefix+p.label(r.elem))
+			}
+			if j == 0 && note != "" {
+				bw.WriteString("  ")
+				line(ansiDim, "("+note+")")
 			}
 			if r.last {
 				bw.WriteString("  ")

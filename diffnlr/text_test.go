@@ -28,7 +28,7 @@ func TestWriteText(t *testing.T) {
   MPI_Comm_rank
   MPI_Comm_size
 - L1^16
-+ L1^7
++ L1^7  (L1 ×16 → ×7)
 + L0^9
   MPI_Finalize
 `},
@@ -39,7 +39,7 @@ func TestWriteText(t *testing.T) {
   MPI_Comm_size
 - L1^16
 - MPI_Finalize
-+ L1^7
++ L1^7  (L1 ×16 → ×7)
 + MPI_Recv  <- faulty trace ends here (hung)
 `},
 		{"ILCS critical", ilcsNormal, ilcsFaulty, `--- normal
@@ -51,7 +51,7 @@ func TestWriteText(t *testing.T) {
 - GOMP_critical_end
 - L0^7
 - GOMP_critical_start
-+ L0^9
++ L0^9  (L0 ×7 → ×9)
   memcpy
 - GOMP_critical_end
   L0^4
@@ -102,7 +102,7 @@ func TestWriteTextColor(t *testing.T) {
 		"  MPI_Comm_size\n" +
 		"\x1b[34m- L1^16\x1b[0m\n" +
 		"\x1b[34m- MPI_Finalize\x1b[0m\n" +
-		"\x1b[31m+ L1^7\x1b[0m\n" +
+		"\x1b[31m+ L1^7\x1b[0m  \x1b[2m(L1 ×16 → ×7)\x1b[0m\n" +
 		"\x1b[31m+ MPI_Recv\x1b[0m  \x1b[1;31m<- run-b trace ends here (hung)\x1b[0m\n"
 	if got := text(t, p, true); got != want {
 		t.Errorf("WriteText with colour:\n%q\nwant\n%q", got, want)

@@ -282,6 +282,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	}
 	pic.Abridge = ab
 	pic.Ended = c.Runs[rank.Faulty].Ending(id.Proc)
+	pic.Bodies = func(a, b int32) string { return bodyDiff(n, a, b) }
 	// The legend explains the loops the abridged diff shows, no others.
 	loops := n.Table.Legend(n.Names(), pic.Shown())
 	pic.Legend = loops
@@ -461,4 +462,34 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]st
 		out = append(out, line)
 	}
 	return out, nil
+}
+
+// bodyDiff says how the bodies of loops a (normal) and b (faulty) differ:
+// "- update_x + update_y", the elements only one of them has, a few of
+// each.
+func bodyDiff(n *rank.NLR, a, b int32) string {
+	blocks, err := diffnlr.Diff(n.Table.Body(a), n.Table.Body(b))
+	if err != nil {
+		return ""
+	}
+	names := n.Names()
+	var parts []string
+	for _, bl := range blocks {
+		sign := map[diffnlr.Kind]string{diffnlr.NormalOnly: "- ", diffnlr.FaultyOnly: "+ "}[bl.Kind]
+		if sign == "" {
+			continue
+		}
+		elems := bl.Elems
+		more := ""
+		if len(elems) > 4 {
+			more = fmt.Sprintf(" and %d more", len(elems)-4)
+			elems = elems[:4]
+		}
+		parts = append(parts, sign+elems.Format(names)+more)
+		if len(parts) == 4 {
+			parts = append(parts, "…")
+			break
+		}
+	}
+	return strings.Join(parts, " ")
 }
