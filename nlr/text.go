@@ -47,6 +47,16 @@ func (t *Table) Define(id int32, name func(trace.Symbol) string) string {
 // directly or inside other loops, in ascending ID order (so each loop is
 // defined before any loop that holds it); with no sequences, of every loop.
 func (t *Table) Legend(name func(trace.Symbol) string, seqs ...Sequence) []string {
+	var out []string
+	for _, id := range t.Used(seqs...) {
+		out = append(out, t.Define(id, name))
+	}
+	return out
+}
+
+// Used returns the IDs of the loops the sequences mention, directly or
+// inside other loops, ascending; with no sequences, every loop's.
+func (t *Table) Used(seqs ...Sequence) []int32 {
 	used := make([]bool, len(t.bodies))
 	if len(seqs) == 0 {
 		for i := range used {
@@ -56,10 +66,10 @@ func (t *Table) Legend(name func(trace.Symbol) string, seqs ...Sequence) []strin
 	for _, s := range seqs {
 		t.mark(s, used)
 	}
-	var out []string
+	var out []int32
 	for id, u := range used {
 		if u {
-			out = append(out, t.Define(int32(id), name))
+			out = append(out, int32(id))
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -51,7 +52,8 @@ diff. Colours (blue normal, red faulty) are used when standard output is a
 terminal, or as --color says (NO_COLOR turns the automatic colours off).
 
 -o FILE draws the picture, the format from the name: .svg, .png or .dot (the
-Graphviz source); repeat -o for several. A green stem holds what both runs
+Graphviz source); repeat -o for several. -o FILE.json writes the diff as data
+instead: each thread's first difference and whole diff, with full names. A green stem holds what both runs
 did, blue boxes on the left what only the normal run did, red boxes on the
 right what only the faulty run did; the legend lists the loop bodies. SVG
 and PNG are drawn by difftrace-draw, the Graphviz helper installed beside
@@ -226,8 +228,12 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 		if st, err := os.Stat(o); err == nil && st.IsDir() {
 			return fmt.Errorf("-o %s: is a directory; give a file name for the picture", o)
 		}
+		if strings.EqualFold(filepath.Ext(o), ".json") {
+			formats[i] = jsonFormat
+			continue
+		}
 		if formats[i], err = draw.FormatOf(o); err != nil {
-			return fmt.Errorf("-o %s: unknown picture format %q; name the file *.svg, *.png or *.dot", o, filepath.Ext(o))
+			return fmt.Errorf("-o %s: unknown format %q; name the file *.svg, *.png or *.dot for a picture, *.json for the diff as data", o, filepath.Ext(o))
 		}
 		if st, err := os.Stat(filepath.Dir(o)); err != nil || !st.IsDir() {
 			return fmt.Errorf("-o %s: the directory %s does not exist; create it first", o, filepath.Dir(o))
@@ -277,8 +283,12 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
-	if pic.Notes, err = firstDifferences(c, n, threads); err != nil {
+	parts, err := firstDifferences(c, n, threads)
+	if err != nil {
 		return err
+	}
+	for _, p := range parts {
+		pic.Notes = append(pic.Notes, p.text)
 	}
 	pic.Abridge = ab
 	pic.Ended = c.Runs[rank.Faulty].Ending(id.Proc)
@@ -321,6 +331,9 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	}
 
 	return writeOutputs(cmd.ErrOrStderr(), f.outputs, nil, func(i int, out *output) error {
+		if formats[i] == jsonFormat {
+			return writeDiffJSON(out, c, n, id, threads, parts, source)
+		}
 		if err := pic.Render(out, formats[i]); err != nil {
 			return fmt.Errorf("-o %s: %v", f.outputs[i], strings.TrimPrefix(err.Error(), "diffnlr: "))
 		}
@@ -427,11 +440,20 @@ func shortPath(p string) string {
 	return rel
 }
 
+// parting is where one thread's runs first part, with the call stack
+// there (outermost first, the callers of the call that differs).
+type parting struct {
+	trace trace.ID
+	first diffnlr.First
+	stack []trace.Symbol
+	text  string
+}
+
 // firstDifferences says, for each thread whose calls changed, where its
 // runs first part (diffnlr.FirstDifference), with the call stack there:
 // the normal run's, or the faulty run's where the normal trace has ended.
-func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]string, error) {
-	var out []string
+func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]parting, error) {
+	var out []parting
 	for _, t := range threads {
 		i, _ := c.Index(t)
 		f, ok := diffnlr.FirstDifference(n.Table, n.Seq(rank.Normal, i), n.Seq(rank.Faulty, i))
@@ -449,17 +471,18 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]st
 		if err != nil {
 			return nil, err
 		}
-		var names []string
 		if len(stack) > 0 {
-			for _, s := range stack[:len(stack)-1] { // the callers of the call that differs
-				names = append(names, c.Symbols.Label(s))
-			}
+			stack = stack[:len(stack)-1] // the callers of the call that differs
+		}
+		var names []string
+		for _, s := range stack {
+			names = append(names, c.Symbols.Label(s))
 		}
 		line := f.Text(c.Symbols.Label, names)
 		if len(threads) > 1 {
 			line = strings.Replace(line, "first difference:", "first difference in "+t.String()+":", 1)
 		}
-		out = append(out, line)
+		out = append(out, parting{trace: t, first: f, stack: stack, text: line})
 	}
 	return out, nil
 }
@@ -492,4 +515,96 @@ func bodyDiff(n *rank.NLR, a, b int32) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// jsonFormat is diffnlr's -o format for the diff as data.
+const jsonFormat draw.Format = "json"
+
+// writeDiffJSON writes the diffNLR of id as JSON: the view, each thread's
+// first difference and its whole diff (not abridged), the loops, names
+// in full (with parameters).
+func writeDiffJSON(w io.Writer, c *rank.Comparison, n *rank.NLR, id trace.ID, threads []trace.ID, parts []parting, source string) error {
+	full := func(s trace.Symbol) string { return c.Symbols.Name(s).Func }
+	names := func(ss []trace.Symbol) []string {
+		out := []string{}
+		for _, s := range ss {
+			out = append(out, full(s))
+		}
+		return out
+	}
+	type first struct {
+		Text        string         `json:"text"`
+		Stack       []string       `json:"call_stack"`
+		Normal      []string       `json:"normal_only"`
+		Faulty      []string       `json:"faulty_only"`
+		NormalOrder []string       `json:"normal_order,omitempty"`
+		FaultyOrder []string       `json:"faulty_order,omitempty"`
+		Place       *diffnlr.First `json:"place"` // loops around it, calls in common before, …
+	}
+	type block struct {
+		Kind     string   `json:"kind"`
+		Elements []string `json:"elements"`
+	}
+	type thread struct {
+		Trace string  `json:"trace"`
+		First *first  `json:"first_difference"`
+		Diff  []block `json:"diff"`
+	}
+	type loop struct {
+		ID   string   `json:"id"`
+		Body []string `json:"body"`
+	}
+	doc := struct {
+		Trace   string   `json:"trace"`
+		Normal  string   `json:"normal"`
+		Faulty  string   `json:"faulty"`
+		Filter  string   `json:"filter"`
+		K       int      `json:"k"`
+		View    string   `json:"view,omitempty"`
+		Ended   string   `json:"faulty_ended,omitempty"`
+		RunWide []string `json:"run_wide"`
+		Threads []thread `json:"threads"`
+		Loops   []loop   `json:"loops"`
+	}{Trace: id.String(), Normal: c.Runs[rank.Normal].Dir, Faulty: c.Runs[rank.Faulty].Dir, Filter: n.Filter.Name(), K: n.K,
+		View: source, Ended: c.Runs[rank.Faulty].Ending(id.Proc), RunWide: []string{}, Threads: []thread{}, Loops: []loop{}}
+	for _, ch := range n.RunWide {
+		doc.RunWide = append(doc.RunWide, ch.Format(n.Table, full))
+	}
+	var used []nlr.Sequence
+	for _, t := range threads {
+		i, _ := c.Index(t)
+		ns, fs := n.Seq(rank.Normal, i), n.Seq(rank.Faulty, i)
+		used = append(used, ns, fs)
+		blocks, err := diffnlr.Diff(ns, fs)
+		if err != nil {
+			return err
+		}
+		th := thread{Trace: t.String(), Diff: []block{}}
+		for _, b := range blocks {
+			jb := block{Kind: b.Kind.String(), Elements: []string{}}
+			for _, e := range b.Elems {
+				jb.Elements = append(jb.Elements, e.Format(full))
+			}
+			th.Diff = append(th.Diff, jb)
+		}
+		for _, p := range parts {
+			if p.trace == t {
+				f := p.first
+				th.First = &first{Text: p.text, Stack: names(p.stack), Normal: names(f.Normal), Faulty: names(f.Faulty),
+					NormalOrder: names(f.NormalOrder), FaultyOrder: names(f.FaultyOrder), Place: &f}
+			}
+		}
+		doc.Threads = append(doc.Threads, th)
+	}
+	for _, id := range n.Table.Used(used...) {
+		l := loop{ID: nlr.LoopName(id), Body: []string{}}
+		for _, e := range n.Table.Body(id) {
+			l.Body = append(l.Body, e.Format(full))
+		}
+		doc.Loops = append(doc.Loops, l)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
 }

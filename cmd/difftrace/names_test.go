@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -115,5 +117,57 @@ func TestFirstDifferenceNamesTheSkippedCall(t *testing.T) {
 	}
 	if strings.Index(out, "--- normal") < i {
 		t.Errorf("the first difference comes after the diff:\n%s", out)
+	}
+}
+
+// -o FILE.json writes the diffNLR as data: the first difference with its
+// place, call stack (full signatures) and the whole diff.
+func TestDiffNLRJSON(t *testing.T) {
+	dir := t.TempDir()
+	okIn(t, dir, "diffnlr", "3", "--normal", absRun(t, "stencil-normal"), "--faulty", absRun(t, "stencil-skipbug"), "--filter", "mpi", "-o", "d.json")
+	var doc struct {
+		Trace, Filter string
+		Ended         string `json:"faulty_ended"`
+		Threads       []struct {
+			Trace string
+			First *struct {
+				Text   string
+				Stack  []string `json:"call_stack"`
+				Normal []string `json:"normal_only"`
+				Place  struct {
+					Loops []struct{ Iteration, Count int32 }
+				}
+			} `json:"first_difference"`
+			Diff []struct {
+				Kind     string
+				Elements []string
+			}
+		}
+		Loops []struct {
+			ID   string
+			Body []string
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "d.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Trace != "3" || doc.Filter != "mpi" || doc.Ended != "killed by the --timeout" || len(doc.Threads) != 1 || len(doc.Loops) == 0 {
+		t.Fatalf("diffNLR JSON: %s", b)
+	}
+	th := doc.Threads[0]
+	if th.First == nil || len(th.First.Place.Loops) != 1 || th.First.Place.Loops[0].Iteration != 6 || th.First.Place.Loops[0].Count != 12 ||
+		!slices.Contains(th.First.Stack, "halo::Exchanger::exchange(mesh::Field<double>&)") || th.First.Normal[0] != "MPI_Irecv" {
+		t.Errorf("first difference: %+v", th.First)
+	}
+	kinds := map[string]bool{}
+	for _, d := range th.Diff {
+		kinds[d.Kind] = true
+	}
+	if !kinds["common"] || !kinds["normal-only"] || !kinds["faulty-only"] {
+		t.Errorf("diff kinds %v", kinds)
 	}
 }
