@@ -279,7 +279,7 @@ func TestDiffNLRErrors(t *testing.T) {
 		{[]string{"5", "--normal", four, "--faulty", normal}, []string{"process 5 exists only in the faulty run (" + normal + "), not in the normal run (" + four + ")"}},
 		{[]string{"7.0", "--normal", normal, "--faulty", four}, []string{"trace 7.0 exists only in the normal run"}},
 		{[]string{"5", "--normal", normal}, []string{"--normal and --faulty go together"}},
-		{[]string{"5", "--normal", normal, "--faulty", swap, "-o", filepath.Join(dir, "x.jpg")}, []string{"unknown picture format \".jpg\"", "*.svg, *.png or *.dot"}},
+		{[]string{"5", "--normal", normal, "--faulty", swap, "-o", filepath.Join(dir, "x.jpg")}, []string{"unknown format \".jpg\"", "*.svg, *.png or *.dot"}},
 		{[]string{"5", "--normal", normal, "--faulty", swap, "-o", dir}, []string{"is a directory"}},
 		{[]string{"5", "--normal", normal, "--faulty", swap, "-o", filepath.Join(dir, "no", "x.svg")}, []string{"does not exist; create it first"}},
 		{[]string{"5", "--normal", normal, "--faulty", swap, "--color", "red"}, []string{`--color "red"`, "auto, always or never"}},
