@@ -334,7 +334,11 @@ func (p *Picture) graph() *dotGraph {
 	}
 	lb.WriteString(`</TR></TABLE></TD></TR>`)
 	for _, l := range p.Legend {
-		fmt.Fprintf(&lb, `<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="11">%s</FONT></TD></TR>`, html(l))
+		var lines []string
+		for _, w := range wrap(l, 140) {
+			lines = append(lines, html(w))
+		}
+		fmt.Fprintf(&lb, `<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="11">%s</FONT></TD></TR>`, strings.Join(lines, `<BR ALIGN="LEFT"/>`))
 	}
 	lb.WriteString(`</TABLE>>`)
 
