@@ -197,13 +197,22 @@ func (p *Picture) Shown() nlr.Sequence {
 // loop: "L0 ×12 → ×5" for one loop run a different number of times, and
 // "L3 → L7: - update_x" (from Bodies) for two loops with different bodies.
 // It is "" for any other change.
+//
+// A loop whose iterations change from some point on (L1^16 against L1^7,
+// L0^9) is summarised: "L1 ×16 → ×7, then L0 ×9: in iterations 8–16, …".
 func (p *Picture) loopNote(normal, faulty []row) string {
 	a, b := firstLoop(normal), firstLoop(faulty)
 	if a.Loop == nlr.NoLoop || b.Loop == nlr.NoLoop {
 		return ""
 	}
 	if a.Loop == b.Loop {
-		return fmt.Sprintf("L%d ×%d → ×%d", a.Loop, a.Count, b.Count)
+		note := fmt.Sprintf("L%d ×%d → ×%d", a.Loop, a.Count, b.Count)
+		if c, ok := nextLoop(faulty, b); ok && c.Loop != a.Loop && b.Count+c.Count == a.Count && p.Bodies != nil {
+			if d := p.Bodies(a.Loop, c.Loop); d != "" {
+				note += fmt.Sprintf(", then L%d ×%d: in iterations %d–%d, %s", c.Loop, c.Count, b.Count+1, a.Count, d)
+			}
+		}
+		return note
 	}
 	if p.Bodies == nil {
 		return ""
@@ -222,4 +231,15 @@ func firstLoop(rows []row) nlr.Element {
 		}
 	}
 	return nlr.Element{Loop: nlr.NoLoop}
+}
+
+// nextLoop returns the element shown right after the loop e in rows, if it
+// is a loop.
+func nextLoop(rows []row, e nlr.Element) (nlr.Element, bool) {
+	for i, r := range rows {
+		if r.hidden == 0 && r.elem == e && i+1 < len(rows) && rows[i+1].hidden == 0 && rows[i+1].elem.IsLoop() {
+			return rows[i+1].elem, true
+		}
+	}
+	return nlr.Element{}, false
 }

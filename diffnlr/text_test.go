@@ -2,6 +2,8 @@ package diffnlr
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/difftrace/difftrace/nlr"
@@ -179,5 +181,22 @@ func TestWriteTextAbridged(t *testing.T) {
 	p.Abridge = Full
 	if got := text(t, p, false); bytes.Contains([]byte(got), []byte("more")) {
 		t.Errorf("WriteText with Full abridges:\n%s", got)
+	}
+}
+
+// A loop whose iterations change from some point on is summarised beside
+// the change: the counts, the loop that takes over, the iterations it
+// covers and how its body differs (from Bodies).
+func TestLoopNote(t *testing.T) {
+	p := &Picture{Blocks: mustDiff(t, oddevenNormal, swapFaulty), Label: testLabel,
+		Bodies: func(a, b int32) string { return fmt.Sprintf("body of L%d against L%d", a, b) }}
+	want := "+ L1^7  (L1 ×16 → ×7, then L0 ×9: in iterations 8–16, body of L1 against L0)\n"
+	if got := text(t, p, false); !strings.Contains(got, want) {
+		t.Errorf("WriteText:\n%s\nwant a line %q", got, want)
+	}
+	// Without Bodies, the counts alone.
+	p.Bodies = nil
+	if got := text(t, p, false); !strings.Contains(got, "+ L1^7  (L1 ×16 → ×7)\n") {
+		t.Errorf("WriteText:\n%s", got)
 	}
 }

@@ -491,11 +491,15 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 // "- update_x + update_y", the elements only one of them has, a few of
 // each.
 func bodyDiff(n *rank.NLR, a, b int32) string {
-	blocks, err := diffnlr.Diff(n.Table.Body(a), n.Table.Body(b))
+	ba, bb := n.Table.Body(a), n.Table.Body(b)
+	names := n.Names()
+	if samePermuted(ba, bb) {
+		return "the same calls in another order: [" + ba.Format(names) + "] then [" + bb.Format(names) + "]"
+	}
+	blocks, err := diffnlr.Diff(ba, bb)
 	if err != nil {
 		return ""
 	}
-	names := n.Names()
 	var parts []string
 	for _, bl := range blocks {
 		sign := map[diffnlr.Kind]string{diffnlr.NormalOnly: "- ", diffnlr.FaultyOnly: "+ "}[bl.Kind]
@@ -607,4 +611,23 @@ func writeDiffJSON(w io.Writer, c *rank.Comparison, n *rank.NLR, id trace.ID, th
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
+}
+
+// samePermuted reports whether two sequences hold the same elements in
+// another order.
+func samePermuted(a, b nlr.Sequence) bool {
+	if len(a) != len(b) || a.Equal(b) {
+		return false
+	}
+	count := map[nlr.Element]int{}
+	for i := range a {
+		count[a[i]]++
+		count[b[i]]--
+	}
+	for _, c := range count {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -44,7 +44,7 @@ func TestDiffNLRSwapBug(t *testing.T) {
   MPI_Comm_rank
   MPI_Comm_size
 - L1^16
-+ L1^7  (L1 ×16 → ×7)
++ L1^7  (L1 ×16 → ×7, then L0 ×9: in iterations 8–16, the same calls in another order: [MPI_Recv, MPI_Send] then [MPI_Send, MPI_Recv])
 + L0^9
   MPI_Finalize
 `
@@ -183,7 +183,7 @@ func TestDiffNLRSession(t *testing.T) {
 	if !strings.HasPrefix(out, head) {
 		t.Errorf("diffnlr does not follow the session; want the header\n%s\ngot\n%s", head, out)
 	}
-	if !strings.Contains(out, "- L1^16\n+ L1^7  (L1 ×16 → ×7)\n+ L0^9\n") {
+	if !strings.Contains(out, "- L1^16\n"+`+ L1^7  (L1 ×16 → ×7, then L0 ×9: in iterations 8–16, the same calls in another order: [MPI_Recv, MPI_Send] then [MPI_Send, MPI_Recv])`+"\n+ L0^9\n") {
 		t.Errorf("diffNLR(5) under the session's parameters:\n%s", out)
 	}
 	// Flags override the session's filter and K.
