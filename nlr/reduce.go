@@ -255,17 +255,8 @@ func (r *reducer) index(p int) {
 // replace makes the stack its first m elements followed by the loop key x
 // with a body of l elements.
 func (r *reducer) replace(m int, x uint64, l uint16) {
-	if r.indexed {
-		for p := len(r.stack) - 1; p >= m; p-- {
-			r.head[hashSlot(r.stack[p])] = r.prev[p]
-			if pl := r.lens[p]; pl != 0 {
-				r.dueHead[(p+int(pl))%len(r.dueHead)] = r.dueNext[p]
-			}
-		}
-		r.prev, r.dueNext = r.prev[:m], r.dueNext[:m]
-	}
-	r.stack, r.lens = r.stack[:m+1], r.lens[:m+1]
-	r.stack[m], r.lens[m] = x, l
+	r.truncate(m)
+	r.stack, r.lens = append(r.stack, x), append(r.lens, l)
 	if r.indexed {
 		r.index(m)
 	}
