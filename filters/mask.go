@@ -150,6 +150,15 @@ func NewNests(masks []*Mask) (*Nests, error) {
 	return n, nil
 }
 
+// Reset readies n for another trace of the same masks, keeping the room
+// its buffers have grown.
+func (n *Nests) Reset() {
+	n.depth = 0
+	for f := range n.emitted {
+		n.emitted[f] = 0
+	}
+}
+
 // Append filters chunk, the next raw events of the trace, for every mask
 // into Out and Kept.
 func (n *Nests) Append(chunk []trace.Symbol) {

@@ -46,7 +46,17 @@ func NewStructuralDiscoverer(k int, keep func(trace.Symbol) bool, returns bool) 
 // PushEvents feeds the next raw events of the trace (a call's symbol, or
 // trace.Return) to a structural Discoverer.
 func (d *Discoverer) PushEvents(events []trace.Symbol) {
-	for _, s := range events {
+	for i := 0; i < len(events); i++ {
+		s := events[i]
+		if s != trace.Return && !d.returns && i+1 < len(events) && events[i+1] == trace.Return {
+			// A leaf call, the commonest event: its unit is itself, or
+			// nothing, with no frame to open and close.
+			if d.keep(s) {
+				d.r.push(symKey(s))
+			}
+			i++
+			continue
+		}
 		if s != trace.Return {
 			d.frames = append(d.frames, frame{floor: len(d.r.stack), sym: s, kept: d.keep(s)})
 			d.r.floor = len(d.r.stack)

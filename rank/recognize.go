@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/nlr"
@@ -174,13 +175,21 @@ func (c *Comparison) compile(fs []*filters.Filter) []*filters.Mask {
 func (c *Comparison) pass(r int, masks []*filters.Mask, newSink func(i int) func(f int, events []trace.Symbol, calls int)) error {
 	run := c.Runs[r]
 	ids := run.Traces()
+	// One filter state per worker, reused trace after trace: its buffers
+	// grow once, not once a trace.
+	var pool sync.Pool
+	if _, err := filters.NewNests(masks); err != nil {
+		return err
+	}
 	return run.ForEach(ids, func(_ int, id trace.ID) error {
 		i, _ := c.Index(id)
 		sink := newSink(i)
-		nests, err := filters.NewNests(masks)
-		if err != nil {
-			return err
+		nests, _ := pool.Get().(*filters.Nests)
+		if nests == nil {
+			nests, _ = filters.NewNests(masks) // checked above
 		}
+		nests.Reset()
+		defer pool.Put(nests)
 		return run.Stream(id, func(chunk []trace.Symbol) error {
 			nests.Append(chunk)
 			for f, out := range nests.Out {
