@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/difftrace/difftrace/internal/testenv"
 )
 
 // mangled matches an Itanium C++ mangled name.
@@ -169,5 +172,47 @@ func TestDiffNLRJSON(t *testing.T) {
 	}
 	if !kinds["common"] || !kinds["normal-only"] || !kinds["faulty-only"] {
 		t.Errorf("diff kinds %v", kinds)
+	}
+}
+
+// The explanation rank suggests is shorter than a plain diff of the
+// suggested trace's call listings in the two runs, and says more: where in
+// the loops and the call stack the runs part.
+func TestExplanationBeatsListingDiff(t *testing.T) {
+	diffTool := testenv.Tool(t, "diff", "it diffs the call listings")
+	for _, p := range [][2]string{
+		{"oddeven-normal", "oddeven-swapbug"}, {"oddeven-normal", "oddeven-dlbug"},
+		{"ilcs-normal", "ilcs-critbug"}, {"stencil-normal", "stencil-skipbug"},
+	} {
+		dir := t.TempDir()
+		out := okIn(t, dir, "rank", absRun(t, p[0]), absRun(t, p[1]))
+		_, cmdline, _ := strings.Cut(out, "how it changed: difftrace ")
+		args := strings.Fields(strings.SplitN(cmdline, "\n", 2)[0])
+		explained := okIn(t, dir, append(args, "--color", "never")...)
+		id := args[1]
+		if !strings.Contains(id, ".") {
+			id += ".0"
+		}
+		var listings [2]string
+		for r, run := range p {
+			l := ok(t, "decode", absRun(t, run), "--trace", id, "--format", "flat")
+			// Drop the event numbers, which shift with every change.
+			var b strings.Builder
+			for _, line := range strings.Split(l, "\n") {
+				if f := strings.SplitN(line, "\t", 3); len(f) == 3 {
+					b.WriteString(f[2] + "\n")
+				}
+			}
+			listings[r] = filepath.Join(dir, run+".txt")
+			if err := os.WriteFile(listings[r], []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		plain, _ := exec.Command(diffTool, listings[0], listings[1]).Output()
+		n, m := strings.Count(explained, "\n"), strings.Count(string(plain), "\n")
+		if n >= m || !strings.Contains(explained, "first difference") {
+			t.Errorf("%s: the suggested diffNLR of %s takes %d lines, a plain diff of its listings %d", p[1], id, n, m)
+		}
+		t.Logf("%s, trace %s: diffNLR %d lines, plain diff of the listings %d", p[1], id, n, m)
 	}
 }
