@@ -334,6 +334,9 @@ func (p *Picture) graph() *dotGraph {
 	}
 	lb.WriteString(`</TR></TABLE></TD></TR>`)
 	for _, l := range p.Legend {
+		if r := []rune(l); len(r) > maxLegendLine {
+			l = string(r[:maxLegendLine-1]) + "…"
+		}
 		var lines []string
 		for _, w := range wrap(l, 140) {
 			lines = append(lines, html(w))
@@ -452,3 +455,7 @@ func wrap(s string, width int) []string {
 	}
 	return lines
 }
+
+// maxLegendLine bounds a loop's definition in a picture (the text has it
+// whole): a time step's body can run to thousands of characters.
+const maxLegendLine = 420

@@ -17,13 +17,32 @@ const (
 	pngDPI    = 144
 	minDPI    = 36
 	maxPixels = draw.MaxPixels
+	// legibleRows is how many rows a picture drawn with the default
+	// abridging may have: about 2,000 pixels at 144 dpi. A longer diff is
+	// drawn abridged harder (pictureAbridges) until it fits, or as short as
+	// that gets; the text keeps the default.
+	legibleRows = 22
 )
+
+// pictureAbridges are the ever tighter limits a picture with the default
+// abridging tries until it has at most legibleRows rows.
+var pictureAbridges = []Abridge{{}, {Context: 2, Changed: 5, Changes: 10}, {Context: 1, Changed: 3, Changes: 6}, {Context: 1, Changed: 2, Changes: 2}}
 
 // Render draws the picture in format f to w. SVG and PNG are laid out by
 // Graphviz's dot (see package draw: in this process when draw/graphviz is
 // linked, else by the difftrace-draw helper); DOT is the source it lays out.
 func (p *Picture) Render(w io.Writer, f draw.Format) error {
 	g := p.graph()
+	if p.Abridge.withDefaults() == (Abridge{}).withDefaults() {
+		for _, a := range pictureAbridges[1:] {
+			if g.ranks <= legibleRows {
+				break
+			}
+			q := *p
+			q.Abridge = a
+			g = q.graph()
+		}
+	}
 	if f == draw.DOT {
 		_, err := w.Write(g.dot(nil))
 		return err

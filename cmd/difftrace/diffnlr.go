@@ -293,9 +293,21 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	pic.Abridge = ab
 	pic.Ended = c.Runs[rank.Faulty].Ending(id.Proc)
 	pic.Bodies = func(a, b int32) string { return bodyDiff(n, a, b) }
-	// The legend explains the loops the abridged diff shows, no others.
-	loops := n.Table.Legend(n.Names(), pic.Shown())
-	pic.Legend = loops
+	// The legend explains the loops the abridged diff shows, no others:
+	// the text with the loops inside them, the picture those it draws.
+	shown := pic.Shown()
+	loops := n.Table.Legend(n.Names(), shown)
+	var drawn []int32
+	for _, e := range shown {
+		if e.IsLoop() && !slices.Contains(drawn, e.Loop) {
+			drawn = append(drawn, e.Loop)
+		}
+	}
+	slices.Sort(drawn)
+	pic.Legend = nil
+	for _, id := range drawn {
+		pic.Legend = append(pic.Legend, n.Table.Define(id, n.Names()))
+	}
 	if len(empty) > 0 && len(threads) > 1 {
 		pic.Legend = append(slices.Clip(loops), "no call kept in either run: threads "+strings.Join(empty, ", "))
 	}
