@@ -221,3 +221,25 @@ func TestStructureLossless(t *testing.T) {
 		}
 	}
 }
+
+// A flat block longer than K, repeated, is found; one that folded, or a
+// sequence with no repeats, is not.
+func TestUnfolded(t *testing.T) {
+	var block Sequence
+	for i := range 13 {
+		block = append(block, Element{Loop: NoLoop, Sym: trace.Symbol(i + 1)})
+	}
+	s := Sequence{{Loop: NoLoop, Sym: 99}}
+	for range 4 {
+		s = append(s, block...)
+	}
+	if got := Unfolded(s, 10, 100); got != 13 {
+		t.Errorf("Unfolded = %d, want 13", got)
+	}
+	if got := Unfolded(s, 13, 100); got != 0 {
+		t.Errorf("with K 13: Unfolded = %d, want 0 (K 13 folds it)", got)
+	}
+	if got := Unfolded(block, 2, 100); got != 0 {
+		t.Errorf("no repeat: Unfolded = %d", got)
+	}
+}

@@ -108,3 +108,25 @@ func (t *Table) inline(b *strings.Builder, s Sequence, name func(trace.Symbol) s
 		b.WriteString("]^" + strconv.Itoa(int(e.Count)))
 	}
 }
+
+// Unfolded returns the length of the shortest block, longer than k and at
+// most maxBody elements, that s repeats three times in a row without a loop
+// for it: flat repeats that NLR with K = k leaves unrolled and a larger K
+// would fold. It returns 0 when there is none. The cost is one pass over s
+// per block length.
+func Unfolded(s Sequence, k, maxBody int) int {
+	for b := k + 1; b <= maxBody && 3*b <= len(s); b++ {
+		run := 0 // consecutive positions i with s[i] == s[i+b]
+		for i := 0; i+b < len(s); i++ {
+			if s[i].Equal(s[i+b]) {
+				run++
+				if run >= 2*b {
+					return b
+				}
+			} else {
+				run = 0
+			}
+		}
+	}
+	return 0
+}

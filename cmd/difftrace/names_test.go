@@ -216,3 +216,17 @@ func TestExplanationBeatsListingDiff(t *testing.T) {
 		t.Logf("%s, trace %s: diffNLR %d lines, plain diff of the listings %d", p[1], id, n, m)
 	}
 }
+
+// When a trace repeats a flat block longer than K, diffnlr says which K
+// folds it; with K large enough it says nothing.
+func TestUnfoldedNote(t *testing.T) {
+	normal, faulty := absRun(t, "stencil-normal"), absRun(t, "stencil-skipbug")
+	r := difftrace(t, "diffnlr", "3", "--normal", normal, "--faulty", faulty, "--filter", "all", "--k", "3")
+	if r.code != 0 || !strings.Contains(string(r.stderr), "note: trace 3.0 repeats a block of 12 elements that K 3 leaves unrolled; --k 12 folds it") {
+		t.Errorf("--k 3: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = difftrace(t, "diffnlr", "3", "--normal", normal, "--faulty", faulty, "--filter", "all", "--k", "12")
+	if strings.Contains(string(r.stderr), "unrolled") {
+		t.Errorf("--k 12: stderr %q", r.stderr)
+	}
+}
