@@ -10,6 +10,7 @@ import (
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/parallel"
+	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -266,6 +267,9 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		if ok {
 			v.Parted = parted
 			rk.Suggestion = &v
+			if nl, err := fold([]string{v.Filter}, []int{v.K}); err == nil {
+				rk.Notes = append(rk.Notes, nl[0].UnfoldedNotes(v.Trace)...)
+			}
 		}
 	}
 	return rk, nil
@@ -526,6 +530,31 @@ func idStrings(ids []trace.ID) []string {
 	var out []string
 	for _, id := range ids {
 		out = append(out, id.String())
+	}
+	return out
+}
+
+// UnfoldedNotes says when a thread of id repeats, under n, a flat block
+// longer than K that NLR leaves unrolled (nlr.Unfolded), and which K folds
+// it. Sequences longer than 50,000 elements are not looked at.
+func (n *NLR) UnfoldedNotes(id trace.ID) []string {
+	const maxCheck, maxBody = 50_000, 400
+	var out []string
+	for i, t := range n.c.IDs {
+		if t != id && !(id.IsProcess() && t.Proc == id.Proc) {
+			continue
+		}
+		b := 0
+		for r := range n.c.Runs {
+			if s := n.Seq(r, i); len(s) <= maxCheck {
+				if u := nlr.Unfolded(s, n.K, maxBody); u > 0 && (b == 0 || u < b) {
+					b = u
+				}
+			}
+		}
+		if b > 0 {
+			out = append(out, fmt.Sprintf("trace %s repeats a block of %d elements that K %d leaves unrolled under filter %s; --k %d folds it", t, b, n.K, n.Filter.Name(), b))
+		}
 	}
 	return out
 }

@@ -279,7 +279,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	}
 	printNotes(cmd, c.Notes())
 	n := res[0]
-	printNotes(cmd, unfoldedNotes(c, n, threads))
+	printNotes(cmd, n.UnfoldedNotes(id))
 	pic, empty, err := diffPicture(c, n, id, threads)
 	if err != nil {
 		return err
@@ -643,27 +643,4 @@ func samePermuted(a, b nlr.Sequence) bool {
 		}
 	}
 	return true
-}
-
-// unfoldedNotes says, for each thread whose NLR repeats a flat block longer
-// than K (one not folded by call structure either), which K would fold
-// it. Sequences longer than maxUnfoldedCheck are not looked at.
-func unfoldedNotes(c *rank.Comparison, n *rank.NLR, threads []trace.ID) []string {
-	const maxUnfoldedCheck, maxBody = 50_000, 400
-	var out []string
-	for _, t := range threads {
-		i, _ := c.Index(t)
-		b := 0
-		for r := range c.Runs {
-			if s := n.Seq(r, i); len(s) <= maxUnfoldedCheck {
-				if u := nlr.Unfolded(s, n.K, maxBody); u > 0 && (b == 0 || u < b) {
-					b = u
-				}
-			}
-		}
-		if b > 0 {
-			out = append(out, fmt.Sprintf("trace %s repeats a block of %d elements that K %d leaves unrolled; --k %d folds it", t, b, n.K, b))
-		}
-	}
-	return out
 }

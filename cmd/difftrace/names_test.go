@@ -222,7 +222,7 @@ func TestExplanationBeatsListingDiff(t *testing.T) {
 func TestUnfoldedNote(t *testing.T) {
 	normal, faulty := absRun(t, "stencil-normal"), absRun(t, "stencil-skipbug")
 	r := difftrace(t, "diffnlr", "3", "--normal", normal, "--faulty", faulty, "--filter", "all", "--k", "3")
-	if r.code != 0 || !strings.Contains(string(r.stderr), "note: trace 3.0 repeats a block of 12 elements that K 3 leaves unrolled; --k 12 folds it") {
+	if r.code != 0 || !strings.Contains(string(r.stderr), "note: trace 3.0 repeats a block of 12 elements that K 3 leaves unrolled under filter all; --k 12 folds it") {
 		t.Errorf("--k 3: exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = difftrace(t, "diffnlr", "3", "--normal", normal, "--faulty", faulty, "--filter", "all", "--k", "12")
