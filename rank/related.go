@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ const minShared = 0.5
 
 // ErrUnrelated is wrapped by the error of Open for a normal and a faulty
 // run that look like runs of different programs.
-var ErrUnrelated = fmt.Errorf("the runs look like runs of different programs")
+var ErrUnrelated = errors.New("the runs look like runs of different programs")
 
 // libraryAPI keeps the calls of well-known library interfaces (MPI,
 // OpenMP, memory, strings, sockets, polling): any two MPI programs share

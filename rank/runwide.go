@@ -48,14 +48,15 @@ func (ch Change) key() string {
 	return b.String()
 }
 
-// changes splits a diff into its common stretches and its changes, in
-// order: each element of the result is either common (Change with Normal
-// only, common set) or a change.
+// stretch is a stretch of a diff: common to both runs (common set, the
+// elements in Normal), or a change.
 type stretch struct {
 	common bool
 	Change
 }
 
+// stretches splits a diff into its common stretches and its changes, in
+// order.
 func stretches(blocks []diffnlr.Block) []stretch {
 	var out []stretch
 	for _, b := range blocks {
