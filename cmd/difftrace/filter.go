@@ -53,6 +53,13 @@ A spec is one or more terms joined by "+", kept as a union:
 			if err != nil {
 				return err
 			}
+			// The output first: an -o that cannot be written fails before
+			// the work.
+			out, err := createOutput(f.out, cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			defer out.Abort()
 			kept, err := c.Filter(flt, rank.Normal, ids)
 			printNotes(cmd, c.Notes())
 			if err != nil {
@@ -63,11 +70,6 @@ A spec is one or more terms joined by "+", kept as a union:
 				total += len(k)
 			}
 			noteEmptyFilter(cmd, flt.Name(), uint64(total))
-			out, err := createOutput(f.out, cmd.OutOrStdout())
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
 			name := c.Symbols.Label
 			switch f.format {
 			case "list":

@@ -78,7 +78,15 @@ func TestInterruptedCommandsLeaveNothing(t *testing.T) {
 			// helper, then interrupt.
 			var kids []int
 			deadline := time.Now().Add(60 * time.Second)
-			for time.Now().Before(deadline) {
+			var err error
+			finished := false
+			for time.Now().Before(deadline) && !finished {
+				select {
+				case err = <-exited:
+					finished = true
+					continue
+				default:
+				}
 				if c.child {
 					kids = children(cmd.Process.Pid)
 					if len(kids) > 0 {
@@ -89,11 +97,14 @@ func TestInterruptedCommandsLeaveNothing(t *testing.T) {
 				}
 				time.Sleep(time.Millisecond)
 			}
+			if finished {
+				t.Fatalf("it finished (%v) before it wrote anything there was time to interrupt; stderr: %s", err, stderr.String())
+			}
 			if c.child && len(kids) == 0 {
 				t.Fatalf("the drawing helper never started; stderr: %s", stderr.String())
 			}
 			cmd.Process.Signal(sig)
-			err := <-exited
+			err = <-exited
 			ee, ok := err.(*exec.ExitError)
 			if !ok || ee.ExitCode() != 128+int(sig) {
 				t.Errorf("exit %v, want status %d; stderr: %s", err, 128+int(sig), stderr.String())

@@ -62,17 +62,19 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 			if err != nil {
 				return err
 			}
+			// The output first: an -o that cannot be written fails before
+			// the work.
+			out, err := createOutput(f.out, cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			defer out.Abort()
 			stats, err := run.Summarize(ids, f.edges)
 			done()
 			if err != nil {
 				return err
 			}
 			groups := decode.GroupStats(ids, stats, level)
-			out, err := createOutput(f.out, cmd.OutOrStdout())
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
 			sw := statsWriter{w: out, tab: run, f: &f, level: level}
 			switch f.format {
 			case "table":
