@@ -1,6 +1,10 @@
 package diffnlr
 
-import "github.com/difftrace/difftrace/nlr"
+import (
+	"slices"
+
+	"github.com/difftrace/difftrace/nlr"
+)
 
 // Abridge says how much of a long diff the picture and the text show. Real
 // traces give diffs of thousands of elements; these limits keep a picture
@@ -55,11 +59,20 @@ type row struct {
 	last   bool // the last event recorded in the faulty run
 }
 
-// skipped counts what a "… N more changes …" line hides.
+// skipped counts what a "… N more changes …" line hides. With same set,
+// the line stands for changes that each repeat the one shown just before
+// it, and every is the number of common elements before each of them when
+// those stretches are all alike (0 when they differ).
 type skipped struct {
 	changes                int
 	common, normal, faulty int
+	same                   bool
+	every                  int
 }
+
+// minSame is the smallest number of identical changes in a row that abridge
+// summarises: the first is shown, the others become one line.
+const minSame = 3
 
 // part is a run of rows of one kind, or (skip != nil) a line standing for
 // changes that are not shown, or (head != "") the heading of a section with
@@ -100,6 +113,18 @@ func abridge(blocks []Block, a Abridge, markEnd bool) view {
 		}
 	}
 
+	changes := changeSpans(blocks)
+	v.changes = len(changes)
+
+	// Identical changes in a row: the first is shown, the others become one
+	// line. The marks are Common blocks without elements that stand for
+	// what they hide.
+	var marks map[int]*skipped
+	if a.Changes >= 0 {
+		blocks, marks = sameChanges(blocks, changes, a.Context, markEnd)
+		changes = changeSpans(blocks)
+	}
+
 	// The faulty run's last event, when it was cut short and ends
 	// differently: the last element of the last block that holds faulty
 	// elements.
@@ -112,23 +137,6 @@ func abridge(blocks []Block, a Abridge, markEnd bool) view {
 			}
 		}
 	}
-
-	// Changes: maximal stretches of non-common blocks, [start, end) indices.
-	type span struct{ start, end int }
-	var changes []span
-	for i := 0; i < len(blocks); {
-		if blocks[i].Kind == Common {
-			i++
-			continue
-		}
-		j := i
-		for j < len(blocks) && blocks[j].Kind != Common {
-			j++
-		}
-		changes = append(changes, span{i, j})
-		i = j
-	}
-	v.changes = len(changes)
 
 	// Blocks from skipFrom to skipTo (exclusive) are hidden behind one line,
 	// except the head of the common block at skipFrom and the tail of the
@@ -180,11 +188,22 @@ func abridge(blocks []Block, a Abridge, markEnd bool) view {
 
 	for i := 0; i < len(blocks); i++ {
 		b := blocks[i]
+		if m := marks[i]; m != nil && i != skipFrom {
+			v.parts = append(v.parts, part{kind: Common, skip: m})
+			continue
+		}
 		if i == skipFrom {
 			s := &skipped{changes: len(changes) - a.Changes}
 			// The common block the hidden stretch starts with keeps its head.
 			first, last := skipFrom, skipTo-1
 			for j := first; j <= last; j++ {
+				if m := marks[j]; m != nil {
+					s.changes += m.changes
+					s.common += m.common
+					s.normal += m.normal
+					s.faulty += m.faulty
+					continue
+				}
 				switch blocks[j].Kind {
 				case Common:
 					s.common += len(blocks[j].Elems)
@@ -216,4 +235,95 @@ func abridge(blocks []Block, a Abridge, markEnd bool) view {
 		emit(b.Kind, b.Elems, k, k, i == lastBlock)
 	}
 	return v
+}
+
+// span is a change: blocks[start:end], a maximal stretch of blocks that are
+// not common.
+type span struct{ start, end int }
+
+func changeSpans(blocks []Block) []span {
+	var changes []span
+	for i := 0; i < len(blocks); {
+		if blocks[i].Kind == Common {
+			i++
+			continue
+		}
+		j := i
+		for j < len(blocks) && blocks[j].Kind != Common {
+			j++
+		}
+		changes = append(changes, span{i, j})
+		i = j
+	}
+	return changes
+}
+
+// sameChanges replaces each run of at least minSame identical changes in a
+// row (the same normal-only and faulty-only elements) by its first change,
+// the first context elements of the common stretch after it, and an empty
+// Common block that marks[index] describes. When markEnd is set, a change
+// that ends the diff is never folded in: it holds the faulty run's last
+// event. blocks is not modified.
+func sameChanges(blocks []Block, changes []span, context int, markEnd bool) ([]Block, map[int]*skipped) {
+	alike := func(a, b span) bool {
+		if a.end-a.start != b.end-b.start {
+			return false
+		}
+		for i := range a.end - a.start {
+			x, y := blocks[a.start+i], blocks[b.start+i]
+			if x.Kind != y.Kind || !slices.Equal(x.Elems, y.Elems) {
+				return false
+			}
+		}
+		return true
+	}
+	var out []Block
+	var marks map[int]*skipped
+	from := 0 // blocks[from:] are not yet in out
+	for k := 0; k < len(changes); {
+		j := k
+		for j+1 < len(changes) && alike(changes[k], changes[j+1]) {
+			j++
+		}
+		if markEnd && j > k && changes[j].end == len(blocks) {
+			j--
+		}
+		if j-k+1 < minSame {
+			k = j + 1
+			continue
+		}
+		gap := blocks[changes[k].end] // the common stretch after the first
+		shown := min(max(context, 0), len(gap.Elems))
+		s := &skipped{changes: j - k, same: true, every: len(gap.Elems)}
+		for i := changes[k].end; i < changes[j].end; i++ {
+			b := blocks[i]
+			switch b.Kind {
+			case Common:
+				s.common += len(b.Elems)
+				if !slices.Equal(b.Elems, gap.Elems) {
+					s.every = 0
+				}
+			case NormalOnly:
+				s.normal += len(b.Elems)
+			case FaultyOnly:
+				s.faulty += len(b.Elems)
+			}
+		}
+		s.common -= shown
+		out = append(out, blocks[from:changes[k].end]...)
+		if shown > 0 {
+			out = append(out, Block{Kind: Common, Elems: gap.Elems[:shown]})
+		}
+		if marks == nil {
+			marks = make(map[int]*skipped)
+		}
+		marks[len(out)] = s
+		out = append(out, Block{Kind: Common})
+		from = changes[j].end
+		k = j + 1
+	}
+	if marks == nil {
+		return blocks, nil
+	}
+	return append(out, blocks[from:]...), marks
 }

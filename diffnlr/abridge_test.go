@@ -1,6 +1,8 @@
 package diffnlr
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/difftrace/difftrace/nlr"
@@ -114,5 +116,73 @@ func TestAbridgeDefaults(t *testing.T) {
 	}
 	if Full.withDefaults() != Full {
 		t.Fatal("Full changes under defaults")
+	}
+}
+
+// repeatedChange builds a step of six calls, run six times; from the third
+// step on the faulty run leaves out MPI_Allreduce (a change the NLR did not
+// fold into a loop, as when K is too small for the step). It ends with
+// MPI_Finalize, or, cut, with the faulty run's last step.
+func repeatedChange(cut bool) (normal, faulty nlr.Sequence) {
+	step := seq(sym("MPI_Send"), sym("MPI_Recv"), sym("memcpy"), sym("CPU_Exec"), sym("MPI_Allreduce"), sym("MPI_Bcast"))
+	normal = seq(sym("MPI_Init"))
+	faulty = seq(sym("MPI_Init"))
+	for i := range 6 {
+		normal = append(normal, step...)
+		for _, e := range step {
+			if i >= 2 && e == sym("MPI_Allreduce") {
+				continue
+			}
+			faulty = append(faulty, e)
+		}
+	}
+	normal = append(normal, sym("MPI_Finalize"))
+	if !cut {
+		faulty = append(faulty, sym("MPI_Finalize"))
+	} else {
+		faulty = faulty[:len(faulty)-2]
+	}
+	return normal, faulty
+}
+
+// Identical changes in a row are shown once, then summarised in one line.
+func TestAbridgeSameChanges(t *testing.T) {
+	normal, faulty := repeatedChange(false)
+	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Abridge: Abridge{Context: 2}}
+	want := `--- normal
++++ faulty
+  MPI_Init
+  MPI_Send
+  … 13 more common …
+  memcpy
+  CPU_Exec
+- MPI_Allreduce
+  MPI_Bcast
+  MPI_Send
+@@ … the same change 3 more times, each after the same 5 common elements … @@
+  MPI_Bcast
+  MPI_Finalize
+`
+	if got := text(t, p, false); got != want {
+		t.Errorf("WriteText:\n%s\nwant:\n%s", got, want)
+	}
+	// Full shows them all.
+	p.Abridge = Full
+	if got := text(t, p, false); strings.Count(got, "- MPI_Allreduce") != 4 {
+		t.Errorf("Full:\n%s", got)
+	}
+	// A run cut short keeps its last change, where its end is marked.
+	normal, faulty = repeatedChange(true)
+	p = &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Abridge: Abridge{Context: 2}, Ended: "hung"}
+	got := text(t, p, false)
+	if !strings.Contains(got, "the same change 2 more times") || !strings.Contains(got, "<- faulty trace ends here (hung)") {
+		t.Errorf("cut short:\n%s", got)
+	}
+	// Changes that differ are not summarised.
+	other := slices.Clone(faulty)
+	other[len(other)-3] = sym("MPI_Comm_rank")
+	p.Blocks = mustDiff(t, normal, other)
+	if got := text(t, p, false); strings.Contains(got, "the same change") && !strings.Contains(got, "2 more times") {
+		t.Errorf("different changes summarised:\n%s", got)
 	}
 }

@@ -2,7 +2,9 @@ package diffnlr
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/difftrace/difftrace/nlr"
 )
@@ -57,16 +59,80 @@ func (p *Picture) view() view {
 	if len(p.Sections) == 0 {
 		return abridge(p.Blocks, p.Abridge, p.Ended != "")
 	}
+	// Unless everything is drawn, a section without changes is one heading
+	// (consecutive ones share it), and a section whose diff is that of an
+	// earlier section names it instead of repeating it.
+	brief := p.Abridge.Changes >= 0
 	var v view
-	for _, s := range p.Sections {
+	var unchanged []string
+	flush := func() {
+		if len(unchanged) > 0 {
+			v.parts = append(v.parts, part{head: joinTitles(unchanged), note: "unchanged"})
+			unchanged = nil
+		}
+	}
+	for i, s := range p.Sections {
 		sv := abridge(s.Blocks, p.Abridge, p.Ended != "")
-		v.parts = append(v.parts, part{head: s.Title, note: p.emptyText(&sv)})
-		v.parts = append(v.parts, sv.parts...)
 		v.normalLen += sv.normalLen
 		v.faultyLen += sv.faultyLen
 		v.changes += sv.changes
+		empty := p.emptyText(&sv)
+		if brief && sv.changes == 0 && empty == "" {
+			unchanged = append(unchanged, s.Title)
+			continue
+		}
+		flush()
+		if brief && sv.changes > 0 {
+			if j := slices.IndexFunc(p.Sections[:i], func(t Section) bool { return sameBlocks(t.Blocks, s.Blocks) }); j >= 0 {
+				v.parts = append(v.parts, part{head: s.Title, note: "the same as " + p.Sections[j].Title})
+				continue
+			}
+		}
+		v.parts = append(v.parts, part{head: s.Title, note: empty})
+		v.parts = append(v.parts, sv.parts...)
 	}
+	flush()
 	return v
+}
+
+// sameBlocks reports whether two diffs are the same.
+func sameBlocks(a, b []Block) bool {
+	return slices.EqualFunc(a, b, func(x, y Block) bool {
+		return x.Kind == y.Kind && slices.Equal(x.Elems, y.Elems)
+	})
+}
+
+// joinTitles names several sections in one heading: "thread 6.0" alone,
+// "threads 6.0, 6.1, 6.3" when all start with the same word, and at most
+// six names before "and N more".
+func joinTitles(titles []string) string {
+	if len(titles) == 1 {
+		return titles[0]
+	}
+	word, _, _ := strings.Cut(titles[0], " ")
+	names := slices.Clone(titles)
+	shared := word != titles[0]
+	for _, t := range titles {
+		if !strings.HasPrefix(t, word+" ") {
+			shared = false
+		}
+	}
+	if shared {
+		for i, t := range names {
+			names[i] = strings.TrimPrefix(t, word+" ")
+		}
+	}
+	const most = 6
+	more := ""
+	if len(names) > most {
+		more = fmt.Sprintf(" and %d more", len(names)-most)
+		names = names[:most]
+	}
+	out := strings.Join(names, ", ") + more
+	if shared {
+		out = word + "s " + out
+	}
+	return out
 }
 
 // Label is the fallback element label, for callers without a symbol table:
@@ -110,13 +176,30 @@ func (p *Picture) hiddenText(k Kind, n int) string {
 
 // skipText is the line that stands for changes that are not shown.
 func skipText(s *skipped) string {
+	if s.same {
+		return "… " + sameText(s) + " …"
+	}
 	return fmt.Sprintf("… %s more %s (%s common, %s normal-only, %s faulty-only elements) …",
 		thousands(s.changes), plural(s.changes, "change", "changes"),
 		thousands(s.common), thousands(s.normal), thousands(s.faulty))
 }
 
+// sameText describes a run of repeats of the change shown before it.
+func sameText(s *skipped) string {
+	times := plural(s.changes, "once more", thousands(s.changes)+" more times")
+	if s.every > 0 {
+		return fmt.Sprintf("the same change %s, each after the same %s common %s",
+			times, thousands(s.every), plural(s.every, "element", "elements"))
+	}
+	return fmt.Sprintf("the same change %s, %s common %s among them",
+		times, thousands(s.common), plural(s.common, "element", "elements"))
+}
+
 // skipLines is skipText on two lines, for a box in the picture.
 func skipLines(s *skipped) string {
+	if s.same {
+		return "… " + sameText(s) + " …"
+	}
 	return fmt.Sprintf("… %s more %s …\n%s common, %s normal-only, %s faulty-only elements",
 		thousands(s.changes), plural(s.changes, "change", "changes"),
 		thousands(s.common), thousands(s.normal), thousands(s.faulty))

@@ -2,9 +2,11 @@ package diffnlr
 
 import (
 	"encoding/xml"
-	"github.com/difftrace/difftrace/draw"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/difftrace/difftrace/draw"
 )
 
 // processPicture is an ILCS process as sections: the master thread that hung
@@ -72,12 +74,49 @@ func TestSectionsAbridged(t *testing.T) {
 		long = append(long, sym("MPI_Send"))
 	}
 	p := &Picture{Label: testLabel, Sections: []Section{
-		{Title: "thread 0.0", Blocks: mustDiff(t, long, long)},
-		{Title: "thread 0.1", Blocks: mustDiff(t, long, long)},
+		{Title: "thread 0.0", Blocks: mustDiff(t, long, append(slices.Clone(long), sym("MPI_Recv")))},
+		{Title: "thread 0.1", Blocks: mustDiff(t, long, append(slices.Clone(long), sym("MPI_Bcast")))},
 	}}
 	got := text(t, p, false)
 	if strings.Count(got, "… 34 more common …") != 2 || !strings.Contains(got, "@@ thread 0.1 @@") {
 		t.Errorf("sections not abridged one by one:\n%s", got)
+	}
+}
+
+// Sections without changes share one heading, and a section whose diff is
+// that of an earlier one names it; --full (Full) shows them all.
+func TestSectionsUnchangedAndSame(t *testing.T) {
+	steady := seq(sym("omp_get_thread_num"), loop(0, 3))
+	p := &Picture{Label: testLabel, Sections: []Section{
+		{Title: "thread 4.0", Blocks: mustDiff(t, steady, steady)},
+		{Title: "thread 4.1", Blocks: mustDiff(t, ilcsNormal, ilcsFaulty)},
+		{Title: "thread 4.2", Blocks: mustDiff(t, steady, steady)},
+		{Title: "thread 4.3", Blocks: mustDiff(t, steady, steady)},
+		{Title: "thread 4.4", Blocks: mustDiff(t, ilcsNormal, ilcsFaulty)},
+		{Title: "thread 4.5", Blocks: mustDiff(t, nil, nil)},
+	}}
+	got := text(t, p, false)
+	for _, want := range []string{
+		"@@ thread 4.0: unchanged @@\n@@ thread 4.1 @@\n",
+		"@@ threads 4.2, 4.3: unchanged @@\n@@ thread 4.4: the same as thread 4.1 @@\n@@ thread 4.5: both traces are empty @@\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	if strings.Count(got, "GOMP_critical_start") != 2 {
+		t.Errorf("thread 4.4 repeats thread 4.1:\n%s", got)
+	}
+	p.Abridge = Full
+	got = text(t, p, false)
+	if strings.Contains(got, "unchanged") || strings.Contains(got, "the same as") || strings.Count(got, "GOMP_critical_start") != 4 {
+		t.Errorf("Full abridges sections:\n%s", got)
+	}
+	if s := joinTitles([]string{"a 1", "b 2"}); s != "a 1, b 2" {
+		t.Errorf("joinTitles of different words: %q", s)
+	}
+	if s := joinTitles([]string{"t 1", "t 2", "t 3", "t 4", "t 5", "t 6", "t 7", "t 8"}); s != "ts 1, 2, 3, 4, 5, 6 and 2 more" {
+		t.Errorf("joinTitles of 8: %q", s)
 	}
 }
 

@@ -253,11 +253,12 @@ func TestDiffNLRColorAndAbridging(t *testing.T) {
 	if out := ok(t, "diffnlr", "6.4", "--normal", normal, "--faulty", faulty, "--color", "never"); strings.Contains(out, "\x1b[") {
 		t.Error("--color never printed colours")
 	}
-	// Process 6 under every call: long common runs are abridged to
-	// --context elements at each end, and --full shows them all.
+	// Process 6 under every call: a thread without changes is one line,
+	// and --full shows them all.
 	short := ok(t, "diffnlr", "6", "--normal", normal, "--faulty", faulty, "--filter", "all", "--context", "1")
 	full := ok(t, "diffnlr", "6", "--normal", normal, "--faulty", faulty, "--filter", "all", "--full")
-	if !strings.Contains(short, " more common …") || strings.Contains(full, " more common") || strings.Contains(full, " more changes") {
+	if !strings.Contains(short, "@@ thread 6.0: unchanged @@") || !strings.Contains(full, "@@ thread 6.0 @@") ||
+		strings.Contains(full, " more common") || strings.Contains(full, " more changes") || strings.Contains(full, "unchanged") {
 		t.Errorf("abridging: --context 1 hides nothing or --full hides something:\n%s\n%s", short, full)
 	}
 	if len(full) <= len(short) {
