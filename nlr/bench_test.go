@@ -163,15 +163,27 @@ func BenchmarkNLRStructural(b *testing.B) {
 				calls = append(calls, s)
 			}
 		}
-		for _, mode := range []string{"structural", "flat"} {
+		// flat: NLR of the kept calls alone; filter+flat: what a flat
+		// pipeline pays, filtering the events into calls first.
+		for _, mode := range []string{"structural", "flat", "filter+flat"} {
 			b.Run(fmt.Sprintf("%s/%s/K=10", c.name, mode), func(b *testing.B) {
 				in := Input{Symbols: calls}
 				if mode == "structural" {
 					in = Input{Symbols: ev, Keep: c.keep}
 				}
 				var out int
+				buf := make([]trace.Symbol, 0, len(calls))
 				cpu0 := cpuTime()
 				for b.Loop() {
+					if mode == "filter+flat" {
+						buf = buf[:0]
+						for _, s := range ev {
+							if s != trace.Return && c.keep(s) {
+								buf = append(buf, s)
+							}
+						}
+						in = Input{Symbols: buf}
+					}
 					seqs, _, err := Recognize([]Input{in}, 10, 1)
 					if err != nil {
 						b.Fatal(err)
