@@ -108,17 +108,62 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 		}
 	}
 
-	// Function IDs: the program's image first (a ParLOT table's first
-	// section is the program, docs/parlot-format.md; written even if the
-	// program made no recorded call, so that no reader takes a library for
-	// the program), then the other images in order of first appearance,
-	// functions likewise.
+	// Pass 2: the traces, then the table. Addresses stand for the same
+	// function throughout, unless the process called exec.
+	execs := 0
+	for _, s := range data.Sessions {
+		if s.PID == pid {
+			execs++
+		}
+	}
+	err := writeProcess(data, pid, opt, plans, order, res, func(p *threadPlan, ids map[trace.Name]uint16, pw *capture.Writer) error {
+		buf := make([]uint16, 0, 4096)
+		byAddr := map[uint64]uint16{}
+		_, err := data.ReadCalls(p.task, func(c decode.UftraceCall) error {
+			v := uint16(0)
+			if !c.Exit {
+				var ok bool
+				if v, ok = byAddr[c.Addr]; !ok || execs > 1 {
+					v = ids[c.Name]
+					byAddr[c.Addr] = v
+				}
+			}
+			buf = append(buf, v)
+			if len(buf) == cap(buf) {
+				err := pw.Write(buf)
+				buf = buf[:0]
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return pw.Write(buf)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// writeProcess numbers the names of a process (order: in order of first
+// appearance), writes each thread's trace — fill writes its values, then
+// the calls the snapshot adds are appended — and the .info table, and
+// describes them in res.
+//
+// Function IDs: the program's image first (a ParLOT table's first section
+// is the program, docs/parlot-format.md; written even if the program made
+// no recorded call, so that no reader takes a library for the program),
+// then the other images in order of first appearance, functions likewise.
+func writeProcess(data *decode.UftraceData, pid int, opt ConvertOptions, plans []*threadPlan, order []trace.Name, res *ConvertResult,
+	fill func(p *threadPlan, ids map[trace.Name]uint16, pw *capture.Writer) error) error {
 	prog := data.Program(pid, ^uint64(0))
 	if prog == "" {
 		prog = opt.MainImage
 	}
 	if len(order) > decode.MaxFuncID {
-		return nil, fmt.Errorf("process %d calls %d distinct functions; a ParLOT trace holds at most %d (record the main image only)", pid, len(order), decode.MaxFuncID)
+		return fmt.Errorf("process %d calls %d distinct functions; a ParLOT trace holds at most %d (record the main image only)", pid, len(order), decode.MaxFuncID)
 	}
 	ids := map[trace.Name]uint16{}
 	var info strings.Builder
@@ -132,14 +177,6 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 		}
 	}
 
-	// Pass 2: the traces, then the table. Addresses stand for the same
-	// function throughout, unless the process called exec.
-	execs := 0
-	for _, s := range data.Sessions {
-		if s.PID == pid {
-			execs++
-		}
-	}
 	base := filepath.Join(opt.Dir, opt.Prefix+"."+strconv.Itoa(opt.Rank))
 	var written []string
 	cleanup := func() {
@@ -152,43 +189,22 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 		var values uint64
 		n, err := writeFileAtomic(path, func(w io.Writer) error {
 			pw := capture.NewWriter(w)
-			buf := make([]uint16, 0, 4096)
-			flush := func() error {
-				err := pw.Write(buf)
-				values += uint64(len(buf))
-				buf = buf[:0]
+			if err := fill(p, ids, pw); err != nil {
 				return err
 			}
-			byAddr := map[uint64]uint16{}
-			_, err := data.ReadCalls(p.task, func(c decode.UftraceCall) error {
-				v := uint16(0)
-				if !c.Exit {
-					var ok bool
-					if v, ok = byAddr[c.Addr]; !ok || execs > 1 {
-						v = ids[c.Name]
-						byAddr[c.Addr] = v
-					}
-				}
-				buf = append(buf, v)
-				if len(buf) == cap(buf) {
-					return flush()
-				}
-				return nil
-			})
-			if err != nil {
+			extra := make([]uint16, len(p.extra))
+			for i, x := range p.extra {
+				extra[i] = ids[x]
+			}
+			if err := pw.Write(extra); err != nil {
 				return err
 			}
-			for _, x := range p.extra {
-				buf = append(buf, ids[x])
-			}
-			if err := flush(); err != nil {
-				return err
-			}
+			values = pw.Values()
 			return pw.Close()
 		})
 		if err != nil {
 			cleanup()
-			return nil, err
+			return err
 		}
 		written = append(written, path)
 		res.Bytes += n
@@ -201,10 +217,10 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 	})
 	if err != nil {
 		cleanup()
-		return nil, err
+		return err
 	}
 	res.Bytes += n
-	return res, nil
+	return nil
 }
 
 // addSnapshotFrames decides, for each thread of the snapshot that was

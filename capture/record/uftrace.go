@@ -22,6 +22,9 @@ import (
 // files when the program has ended.
 type uftraceBackend struct {
 	path string
+	// stream receives the recording while the program runs (nil when
+	// the raw recording is to be kept, or no port could be opened).
+	stream *streamer
 }
 
 func (u *uftraceBackend) program(name string) (string, error) { return programPath(name) }
@@ -30,7 +33,17 @@ func (u *uftraceBackend) snapshots() bool { return true }
 
 func (u *uftraceBackend) command(opt Options, prog string, rank int, work string) *exec.Cmd {
 	dataDir, logFile := filepath.Join(work, "uftrace.data"), filepath.Join(work, "uftrace.log")
-	cmd := exec.Command(u.path, uftraceArgs(opt, dataDir, logFile, prog)...)
+	args := uftraceArgs(opt, dataDir, logFile, prog)
+	if !opt.KeepUftrace {
+		s, err := newStreamer(opt.Dir, "."+opt.Prefix+"."+strconv.Itoa(rank), filepath.Join(work, "received"))
+		if err != nil {
+			fmt.Fprintf(opt.Stderr, "difftrace capture: rank %d: %v; uftrace writes its raw recording to %s instead\n", rank, err, work)
+		} else {
+			u.stream = s
+			args = append([]string{"record", "--host", "127.0.0.1", "--port", strconv.Itoa(s.port())}, args[1:]...)
+		}
+	}
+	cmd := exec.Command(u.path, args...)
 	cmd.Env = bindNow(os.Environ())
 	return cmd
 }
@@ -68,16 +81,26 @@ func bindNow(env []string) []string {
 func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *Snapshot, work string) ([]decode.Thread, []string, error) {
 	dataDir, logFile := filepath.Join(work, "uftrace.data"), filepath.Join(work, "uftrace.log")
 	waitRecorder(recorderWait)
-	data, err := decode.OpenUftrace(dataDir)
-	if err != nil {
-		log, _ := os.ReadFile(logFile)
-		return nil, nil, fmt.Errorf("uftrace recorded nothing usable (%v)%s; its files are kept in %s", err, logMessages(log), work)
-	}
-	res, err := ConvertUftrace(data, ConvertOptions{
+	copt := ConvertOptions{
 		Dir: opt.Dir, Prefix: opt.Prefix, Rank: rank, PID: pid, Snapshot: snap, MainImage: prog, AllImages: opt.AllImages,
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("converting rank %d's recording (kept in %s): %w", rank, dataDir, err)
+	}
+	var res *ConvertResult
+	if u.stream != nil {
+		u.stream.wait(recorderWait)
+		var err error
+		if res, err = u.stream.convert(copt); err != nil {
+			log, _ := os.ReadFile(logFile)
+			return nil, nil, fmt.Errorf("rank %d: %w%s", rank, err, logMessages(log))
+		}
+	} else {
+		data, err := decode.OpenUftrace(dataDir)
+		if err != nil {
+			log, _ := os.ReadFile(logFile)
+			return nil, nil, fmt.Errorf("uftrace recorded nothing usable (%v)%s; its files are kept in %s", err, logMessages(log), work)
+		}
+		if res, err = ConvertUftrace(data, copt); err != nil {
+			return nil, nil, fmt.Errorf("converting rank %d's recording (kept in %s): %w", rank, dataDir, err)
+		}
 	}
 	if log, err := os.ReadFile(logFile); err == nil {
 		if note := patchNote(log); note != "" {

@@ -1,0 +1,516 @@
+package record
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// uftrace's network protocol, as `uftrace record --host H --port P` speaks
+// it to `uftrace recv`: a stream of messages over one TCP connection, each
+// an 8-byte header (16-bit magic 0xface, 16-bit type, 32-bit length of what
+// follows, all big-endian) and a body. While the program runs, the recorder
+// sends every filled shared-memory buffer of a thread as a data message
+// (its 32-bit thread id, then the thread's records exactly as its data file
+// would hold them); when the program has ended, it sends the files that
+// describe the recording (task.txt, the sid-*.map memory maps, the *.sym
+// symbol tables, the info file) and an end message.
+const (
+	msgMagic        = 0xface
+	msgDirName      = 101
+	msgData         = 102
+	msgKernelData   = 103
+	msgPerfData     = 104
+	msgInfo         = 105
+	msgMetaData     = 106
+	msgEnd          = 107
+	msgHeaderSize   = 8
+	infoHeaderSize  = 40
+	maxMessageBytes = 1 << 30
+	recordSize      = 16
+	// addrCacheSize is the number of address → ID pairs kept in front of
+	// the map (a power of two).
+	addrCacheSize = 4096
+)
+
+// streamer receives one uftrace recording sent over a socket and
+// compresses each thread's records into a ParLOT stream as they arrive, so
+// that the raw records are never stored. Functions get provisional IDs by
+// address, in order of first appearance; once the recording's symbol
+// tables have arrived, finish names them and writes the final traces.
+type streamer struct {
+	ln   net.Listener
+	dir  string // where the partial compressed traces go (the run directory)
+	base string // their name prefix
+	meta string // where the recording's metadata files go
+
+	ids   map[uint64]uint16
+	addrs []uint64 // addrs[id-1] is the address of provisional ID id
+	cache [addrCacheSize]addrID
+
+	mu       sync.Mutex
+	conn     net.Conn
+	threads  map[int]*streamThread
+	received int64 // bytes of records received
+	ended    bool  // the recorder sent its end message
+	err      error // what stopped the receiver early
+	done     chan struct{}
+}
+
+type addrID struct {
+	addr uint64
+	id   uint16
+}
+
+// streamThread is one thread's compressed stream and what finish needs to
+// know of its records.
+type streamThread struct {
+	tid  int
+	f    *os.File
+	bw   *bufio.Writer
+	w    *capture.Writer
+	vals []uint16
+	rest []byte // the start of a record the next message completes
+
+	stack []uint16 // provisional IDs of the open calls, outermost first
+	first []uint16 // provisional IDs in order of first appearance here
+	seen  []uint64 // bit set of provisional IDs in first
+	calls uint64
+	lost  uint64
+	last  uint64 // time of the last record
+}
+
+// newStreamer listens on a loopback port for one recorder.
+func newStreamer(dir, base, meta string) (*streamer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listening for uftrace's records on a loopback port: %w", err)
+	}
+	if err := os.MkdirAll(meta, 0o700); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s := &streamer{
+		ln: ln, dir: dir, base: base, meta: meta,
+		ids:     map[uint64]uint16{},
+		threads: map[int]*streamThread{},
+		done:    make(chan struct{}),
+	}
+	go s.serve()
+	return s, nil
+}
+
+// port is the port uftrace record --port connects to.
+func (s *streamer) port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+
+// serve takes the recorder's connection and reads it to its end. Only one
+// recorder sends to a streamer; a second connection is refused.
+func (s *streamer) serve() {
+	defer close(s.done)
+	conn, err := s.ln.Accept()
+	s.ln.Close()
+	if err != nil {
+		if !errors.Is(err, net.ErrClosed) {
+			s.fail(fmt.Errorf("accepting uftrace's connection: %w", err))
+		}
+		return
+	}
+	defer conn.Close()
+	s.mu.Lock()
+	s.conn = conn
+	s.mu.Unlock()
+	if err := s.read(bufio.NewReaderSize(conn, 1<<20)); err != nil {
+		s.fail(err)
+	}
+}
+
+func (s *streamer) fail(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+}
+
+// wait waits, at most limit, for the recorder to close its connection;
+// with no connection made (the recorder never started), it stops listening
+// and returns.
+func (s *streamer) wait(limit time.Duration) {
+	s.ln.Close()
+	select {
+	case <-s.done:
+	case <-time.After(limit):
+		s.mu.Lock()
+		if s.conn != nil {
+			s.conn.SetReadDeadline(time.Now())
+		}
+		s.mu.Unlock()
+		<-s.done
+	}
+}
+
+// read handles messages until the end message or the end of the stream.
+func (s *streamer) read(r *bufio.Reader) error {
+	var hdr [msgHeaderSize]byte
+	var body []byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			if err == io.EOF {
+				return nil // the recorder died before its end message: keep what came
+			}
+			return fmt.Errorf("reading uftrace's records: %w", err)
+		}
+		magic := binary.BigEndian.Uint16(hdr[0:])
+		typ := binary.BigEndian.Uint16(hdr[2:])
+		n := binary.BigEndian.Uint32(hdr[4:])
+		if magic != msgMagic {
+			return fmt.Errorf("uftrace sent a message with magic %#x, not %#x: not uftrace's recording protocol", magic, msgMagic)
+		}
+		if n > maxMessageBytes {
+			return fmt.Errorf("uftrace sent a message of %d bytes (type %d), more than this receiver takes", n, typ)
+		}
+		if cap(body) < int(n) {
+			body = make([]byte, n)
+		}
+		body = body[:n]
+		if _, err := io.ReadFull(r, body); err != nil {
+			return fmt.Errorf("reading uftrace's records: message of type %d cut short: %w", typ, err)
+		}
+		switch typ {
+		case msgData:
+			if n < 4 {
+				return fmt.Errorf("uftrace sent a data message of %d bytes, too short for its thread id", n)
+			}
+			tid := int(int32(binary.BigEndian.Uint32(body)))
+			if err := s.data(tid, body[4:]); err != nil {
+				return err
+			}
+		case msgMetaData:
+			if err := s.metadata(body); err != nil {
+				return err
+			}
+		case msgInfo:
+			if err := s.info(body); err != nil {
+				return err
+			}
+		case msgEnd:
+			s.mu.Lock()
+			s.ended = true
+			s.mu.Unlock()
+			return nil
+		case msgDirName, msgKernelData, msgPerfData:
+			// The recorder's directory name is not used; kernel and perf
+			// data are not recorded.
+		default:
+			// A newer uftrace's message: its body has been skipped.
+		}
+	}
+}
+
+// data compresses a buffer of thread tid's records.
+func (s *streamer) data(tid int, b []byte) error {
+	t := s.threads[tid]
+	if t == nil {
+		f, err := os.CreateTemp(s.dir, s.base+".partial-"+strconv.Itoa(tid)+"-*")
+		if err != nil {
+			return fileError(s.dir, err)
+		}
+		t = &streamThread{tid: tid, f: f, vals: make([]uint16, 0, 8192)}
+		t.bw = bufio.NewWriterSize(f, 64<<10)
+		t.w = capture.NewWriter(t.bw)
+		s.mu.Lock()
+		s.threads[tid] = t
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.received += int64(len(b))
+	s.mu.Unlock()
+	if len(t.rest) > 0 {
+		// The last buffer ended inside a record.
+		b = append(t.rest, b...)
+		t.rest = nil
+	}
+	return s.records(t, b)
+}
+
+// records decodes whole records of b into t's stream; an incomplete record
+// at its end is kept for the next buffer.
+func (s *streamer) records(t *streamThread, b []byte) error {
+	for len(b) >= recordSize {
+		w := binary.LittleEndian.Uint64(b[8:])
+		if w>>3&7 != 5 {
+			return fmt.Errorf("thread %d: uftrace sent a record with a bad magic: the recording is damaged", t.tid)
+		}
+		kind := decode.UftraceKind(w & 3)
+		size := recordSize
+		if w>>2&1 == 1 {
+			if kind != decode.UftraceEvent {
+				return fmt.Errorf("thread %d: uftrace sent a record with function arguments (-A/-R/-a), which difftrace does not read", t.tid)
+			}
+			if len(b) < recordSize+2 {
+				break
+			}
+			size = recordSize + int(binary.LittleEndian.Uint16(b[recordSize:])+2+7)&^7
+			if len(b) < size {
+				break
+			}
+		}
+		t.last = max(t.last, binary.LittleEndian.Uint64(b))
+		addr := w >> 16
+		depth := int(w >> 6 & 1023)
+		switch kind {
+		case decode.UftraceEntry:
+			id, err := s.id(addr)
+			if err != nil {
+				return err
+			}
+			if len(t.stack) > depth {
+				t.stack = t.stack[:depth]
+			}
+			t.stack = append(t.stack, id)
+			if int(id>>6) >= len(t.seen) {
+				t.seen = append(t.seen, make([]uint64, int(id>>6)+1-len(t.seen))...)
+			}
+			if t.seen[id>>6]&(1<<(id&63)) == 0 {
+				t.seen[id>>6] |= 1 << (id & 63)
+				t.first = append(t.first, id)
+			}
+			t.vals = append(t.vals, id)
+			t.calls++
+		case decode.UftraceExit:
+			if len(t.stack) > depth {
+				t.stack = t.stack[:depth]
+			}
+			t.vals = append(t.vals, 0)
+			t.calls++
+		case decode.UftraceLost:
+			t.lost += addr
+		}
+		if len(t.vals) == cap(t.vals) {
+			if err := t.w.Write(t.vals); err != nil {
+				return fileError(t.f.Name(), err)
+			}
+			t.vals = t.vals[:0]
+		}
+		b = b[size:]
+	}
+	t.rest = append(t.rest[:0], b...)
+	return nil
+}
+
+// id returns the provisional ID of the function at addr.
+func (s *streamer) id(addr uint64) (uint16, error) {
+	c := &s.cache[(addr^addr>>12)&(addrCacheSize-1)]
+	if c.addr == addr && c.id != 0 {
+		return c.id, nil
+	}
+	id, ok := s.ids[addr]
+	if !ok {
+		if len(s.addrs) >= decode.MaxFuncID {
+			return 0, fmt.Errorf("the program called more than %d distinct functions, more than a ParLOT trace can number (record the main image only)", decode.MaxFuncID)
+		}
+		s.addrs = append(s.addrs, addr)
+		id = uint16(len(s.addrs))
+		s.ids[addr] = id
+	}
+	*c = addrID{addr, id}
+	return id, nil
+}
+
+// metadata stores one of the recording's files (a symbol table, a memory
+// map, task.txt) in the metadata directory.
+func (s *streamer) metadata(b []byte) error {
+	if len(b) < 4 {
+		return errors.New("uftrace sent a file without its name")
+	}
+	n := binary.BigEndian.Uint32(b)
+	if uint64(n) > uint64(len(b)-4) {
+		return errors.New("uftrace sent a file whose name is longer than the message")
+	}
+	name := filepath.Base(string(b[4 : 4+n]))
+	if name == "." || name == ".." || name == "/" || strings.ContainsRune(name, 0) {
+		return fmt.Errorf("uftrace sent a file named %q", string(b[4:4+n]))
+	}
+	return os.WriteFile(filepath.Join(s.meta, name), b[4+n:], 0o600)
+}
+
+// info stores the recording's info file; uftrace sends its header's fields
+// in network byte order, and the file holds them in the machine's.
+func (s *streamer) info(b []byte) error {
+	if len(b) < infoHeaderSize {
+		return errors.New("uftrace sent an info file shorter than its header")
+	}
+	h := make([]byte, len(b))
+	copy(h, b)
+	binary.LittleEndian.PutUint32(h[8:], binary.BigEndian.Uint32(b[8:]))
+	binary.LittleEndian.PutUint16(h[12:], binary.BigEndian.Uint16(b[12:]))
+	binary.LittleEndian.PutUint64(h[16:], binary.BigEndian.Uint64(b[16:]))
+	binary.LittleEndian.PutUint64(h[24:], binary.BigEndian.Uint64(b[24:]))
+	binary.LittleEndian.PutUint16(h[32:], binary.BigEndian.Uint16(b[32:]))
+	return os.WriteFile(filepath.Join(s.meta, "info"), h, 0o600)
+}
+
+// flush writes what each thread's stream still holds and closes the
+// partial files; their compressed streams are complete.
+func (s *streamer) flush() error {
+	var first error
+	for _, t := range s.threads {
+		err := t.w.Write(t.vals)
+		t.vals = t.vals[:0]
+		if err == nil {
+			err = t.w.Close()
+		}
+		if err == nil {
+			err = t.bw.Flush()
+		}
+		if cerr := t.f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil && first == nil {
+			first = fileError(t.f.Name(), err)
+		}
+	}
+	return first
+}
+
+// remove deletes the partial files.
+func (s *streamer) remove() {
+	for _, t := range s.threads {
+		os.Remove(t.f.Name())
+	}
+}
+
+// convert writes the ParLOT files of process opt.PID from the streamed
+// recording: it names the provisional IDs with the symbol tables uftrace
+// sent last, numbers them as ConvertUftrace does, and rewrites each
+// thread's stream with the final IDs (the calls a snapshot adds at its
+// end). The partial files are removed whatever happens.
+func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
+	defer s.remove()
+	if err := s.flush(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	err, ended := s.err, s.ended
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	data, err := decode.OpenUftrace(s.meta)
+	if err != nil {
+		if !ended {
+			return nil, fmt.Errorf("uftrace's recorder ended before it sent the recording's symbol tables (%v): the calls recorded cannot be named", err)
+		}
+		return nil, err
+	}
+	pid := opt.PID
+	res := &ConvertResult{PID: pid}
+	var plans []*threadPlan
+	known := map[int]bool{}
+	for _, t := range data.Threads(pid) {
+		plans = append(plans, &threadPlan{task: t})
+		known[t.TID] = true
+	}
+	var strays []int
+	for tid := range s.threads {
+		if !known[tid] {
+			strays = append(strays, tid)
+		}
+	}
+	slices.Sort(strays)
+	for _, tid := range strays {
+		plans = append(plans, &threadPlan{task: decode.UftraceTask{PID: pid, TID: tid, Thread: len(plans)}})
+		res.Notes = append(res.Notes, fmt.Sprintf("thread %d (tid %d) is not in uftrace's task list; numbered after the others", len(plans)-1, tid))
+	}
+
+	name := func(t *streamThread, id uint16) trace.Name {
+		return data.Resolve(pid, t.last, s.addrs[id-1])
+	}
+	var order []trace.Name
+	seen := map[trace.Name]bool{}
+	note := func(n trace.Name) {
+		if !seen[n] {
+			seen[n] = true
+			order = append(order, n)
+		}
+	}
+	for _, p := range plans {
+		t := s.threads[p.task.TID]
+		if t == nil {
+			continue
+		}
+		for _, id := range t.first {
+			note(name(t, id))
+		}
+		p.stats = decode.UftraceThreadStats{Calls: t.calls, Lost: t.lost, LastTime: t.last, Truncated: len(t.rest) > 0}
+		for _, id := range t.stack {
+			p.stats.Open = append(p.stats.Open, name(t, id))
+		}
+	}
+	if opt.Snapshot != nil {
+		addSnapshotFrames(data, pid, opt, plans, res)
+		for _, p := range plans {
+			for _, n := range p.extra {
+				note(n)
+			}
+		}
+	}
+	for _, p := range plans {
+		if p.stats.Lost > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: uftrace lost %d records (its buffers were full; record with a larger buffer)", p.task.Thread, p.stats.Lost))
+		}
+		if p.stats.Truncated {
+			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: uftrace's records end inside a record (the recorder was cut short)", p.task.Thread))
+		}
+	}
+	err = writeProcess(data, pid, opt, plans, order, res, func(p *threadPlan, ids map[trace.Name]uint16, pw *capture.Writer) error {
+		t := s.threads[p.task.TID]
+		if t == nil {
+			return nil
+		}
+		final := make([]uint16, len(s.addrs)+1)
+		for _, id := range t.first {
+			final[id] = ids[name(t, id)]
+		}
+		f, err := os.Open(t.f.Name())
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r := decode.NewReader(f, t.f.Name(), ^uint64(0))
+		buf := make([]uint16, 64<<10)
+		for {
+			n, err := r.Read(buf)
+			for i, v := range buf[:n] {
+				buf[i] = final[v]
+			}
+			if werr := pw.Write(buf[:n]); werr != nil {
+				return werr
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
