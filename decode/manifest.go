@@ -51,6 +51,12 @@ type Rank struct {
 	ExitStatus      int    `json:"exit_status"`
 	Signal          string `json:"signal,omitempty"`
 	KilledByTimeout bool   `json:"killed_by_timeout"`
+	// Status says in a few words how the rank ended, as capture saw it:
+	// "exited 0", "exited 3 in MPI_Abort", "signal SIGSEGV in
+	// crash_here", "killed by the launcher in MPI_Allreduce",
+	// "interrupted (SIGINT)", "timed out in MPI_Recv" (the call it was in
+	// when its trace ended). Empty in manifests written before it.
+	Status string `json:"status,omitempty"`
 	// Note says, in a sentence, anything else about the ending (e.g. that
 	// the open frames of a hung thread were added from a stack snapshot).
 	Note string `json:"note,omitempty"`

@@ -329,6 +329,9 @@ func (r *Run) checkEnd(t *TraceFile, events uint64, open bool) {
 		}
 		if err == nil && len(stack) > 0 {
 			f := stack[len(stack)-1].Func
+			if n := r.Name(f); rk.Status != "" && (strings.HasSuffix(rk.Status, " in "+n.Brief()) || strings.HasSuffix(rk.Status, " in "+r.Label(f))) {
+				return // the recorder saw the program leave from inside that call
+			}
 			note = fmt.Sprintf("trace %s: the end of this trace may be missing (the program left from inside %s)", t.ID, r.Name(f).Qualify(r.Label(f)))
 		}
 	}

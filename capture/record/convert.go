@@ -43,6 +43,10 @@ type ConvertResult struct {
 	Notes   []string // what a reader of the manifest should know
 	Bytes   int64    // total size of the trace files and the .info
 	Values  uint64   // total values (entries + exits) written
+	// In is the call the process was in when its trace ended: the
+	// innermost open call of the thread that recorded last among those
+	// that end inside calls ("" when every thread returned from all).
+	In trace.Name
 }
 
 // threadPlan is what pass 1 learns about a thread.
@@ -182,6 +186,17 @@ func writeProcess(data *decode.UftraceData, pid int, opt ConvertOptions, plans [
 	cleanup := func() {
 		for _, p := range written {
 			os.Remove(p)
+		}
+	}
+	var inAt uint64
+	for _, p := range plans {
+		open := append(slices.Clip(p.stats.Open), p.extra...)
+		last := p.stats.LastTime
+		if len(p.extra) > 0 && opt.Snapshot != nil {
+			last = max(last, opt.Snapshot.Time)
+		}
+		if len(open) > 0 && (res.In == (trace.Name{}) || last > inAt) {
+			res.In, inAt = open[len(open)-1], last
 		}
 	}
 	for _, p := range plans {

@@ -38,10 +38,10 @@ func (p *pinBackend) command(opt Options, prog string, rank int, work string) *e
 
 // finish describes the trace files the tool wrote for the rank: events are
 // counted by decoding each file.
-func (p *pinBackend) finish(opt Options, rank, pid int, prog string, snap *Snapshot, work string) ([]decode.Thread, []string, error) {
+func (p *pinBackend) finish(opt Options, rank, pid int, prog string, snap *Snapshot, work string) (*finished, error) {
 	run := capture.PinRun{Dir: opt.Dir, Prefix: opt.Prefix, Rank: rank}
 	if _, err := os.Stat(run.InfoPath()); err != nil {
-		return nil, nil, fmt.Errorf("the Pin tool wrote no function table for rank %d (%v); see Pin's messages above", rank, err)
+		return nil, fmt.Errorf("the Pin tool wrote no function table for rank %d (%v); see Pin's messages above", rank, err)
 	}
 	var threads []decode.Thread
 	for t := 0; ; t++ {
@@ -53,7 +53,7 @@ func (p *pinBackend) finish(opt Options, rank, pid int, prog string, snap *Snaps
 		n, size, err := countEvents(f, path)
 		f.Close()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		threads = append(threads, decode.Thread{Thread: t, Events: n, Bytes: size})
 	}
@@ -61,7 +61,7 @@ func (p *pinBackend) finish(opt Options, rank, pid int, prog string, snap *Snaps
 	if len(threads) == 0 {
 		notes = append(notes, "the Pin tool wrote no trace file ("+strings.TrimSuffix(filepath.Base(run.TracePath(0)), ".0")+".*)")
 	}
-	return threads, notes, nil
+	return &finished{threads: threads, notes: notes}, nil
 }
 
 // countEvents decodes the trace file f (at path) to count its events, and

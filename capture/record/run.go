@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -179,6 +181,68 @@ func (o *Options) backend() (backend, error) {
 	return nil, fmt.Errorf("--backend %q: want uftrace or pin", o.Backend)
 }
 
+// workPrefix starts the name of a recorder's work directory in the
+// temporary directory: difftrace-BACKEND-RANK-PID-RANDOM.
+const workPrefix = "difftrace-"
+
+// removeStaleWork removes the work directories in tmp that recorders
+// killed outright (SIGKILL, a node's out-of-memory killer) left behind:
+// those of this user whose recorder process no longer exists.
+func removeStaleWork(tmp string) {
+	ents, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), workPrefix) {
+			continue
+		}
+		f := strings.Split(strings.TrimPrefix(e.Name(), workPrefix), "-")
+		if len(f) != 4 {
+			continue
+		}
+		pid, err := strconv.Atoi(f[2])
+		if err != nil || pid <= 0 {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			os.RemoveAll(filepath.Join(tmp, e.Name()))
+		}
+	}
+}
+
+// rankStatus says in a few words how a rank ended: "exited 0", "exited 3
+// in MPI_Abort", "signal SIGSEGV in crash_here", "killed by the launcher
+// in MPI_Allreduce", "interrupted (SIGINT)", "timed out in MPI_Recv". why
+// is what made capture end the program ("timeout", a signal's name, or ""
+// if the program ended by itself); in is the call it was in, if known.
+func rankStatus(why string, r decode.Rank, in string) string {
+	where := ""
+	if in != "" {
+		where = " in " + in
+	}
+	switch {
+	case why == "timeout":
+		return "timed out" + where
+	case why == "SIGINT":
+		return "interrupted (SIGINT)" + where
+	case why != "":
+		return "killed by the launcher" + where
+	case r.Signal != "":
+		return "signal " + r.Signal + where
+	case r.ExitStatus != 0:
+		return fmt.Sprintf("exited %d%s", r.ExitStatus, where)
+	}
+	return "exited 0"
+}
+
 // A backend runs the program under one recorder.
 type backend interface {
 	// program finds the program and checks the recorder can trace it.
@@ -192,7 +256,14 @@ type backend interface {
 	snapshots() bool
 	// finish, once the program has ended, makes sure its traces are in
 	// the run directory and describes them.
-	finish(opt Options, rank, pid int, prog string, snap *Snapshot, work string) ([]decode.Thread, []string, error)
+	finish(opt Options, rank, pid int, prog string, snap *Snapshot, work string) (*finished, error)
+}
+
+// finished describes the traces of a rank once written.
+type finished struct {
+	threads []decode.Thread
+	notes   []string
+	in      string // the call the program was in when it ended, if any
 }
 
 // Run records the program as one rank of a run: it claims the run
@@ -241,7 +312,8 @@ func Run(opt Options) (int, error) {
 	if err := claimRunDir(opt.Dir, tmpl, r, opt.Force); err != nil {
 		return 1, err
 	}
-	work, err := os.MkdirTemp("", fmt.Sprintf("difftrace-%s-%d-", opt.Backend, rank))
+	removeStaleWork(os.TempDir())
+	work, err := os.MkdirTemp("", fmt.Sprintf("%s%s-%d-%d-", workPrefix, opt.Backend, rank, os.Getpid()))
 	if err != nil {
 		return 1, fmt.Errorf("creating the recorder's work directory: %w", err)
 	}
@@ -341,22 +413,22 @@ func Run(opt Options) (int, error) {
 	case why == "timeout":
 		code = ExitTimeout
 		notes = append([]string{fmt.Sprintf("killed by capture's --timeout %s", opt.Timeout)}, notes...)
-	case why != "":
-		notes = append([]string{fmt.Sprintf("killed by capture on %s from the launcher or the user", why)}, notes...)
-	case r.Signal != "":
-		msg := "killed by " + r.Signal + " from outside capture"
-		if be.snapshots() {
-			msg += " (calls it was blocked in are not in its traces)"
-		}
-		notes = append([]string{msg}, notes...)
+	case why == "" && r.Signal != "" && r.Signal != "SIGSEGV" && r.Signal != "SIGABRT" && be.snapshots():
+		// uftrace writes the pending calls of a thread that crashes with
+		// SIGSEGV or SIGABRT; other signals leave them unwritten.
+		notes = append([]string{"killed by " + r.Signal + " from outside capture: the call it was in may be missing from its trace"}, notes...)
 	}
-	threads, more, err := be.finish(opt, rank, pid, prog, snap, work)
+	fin, err := be.finish(opt, rank, pid, prog, snap, work)
 	if err != nil {
 		keepWork = true
 		return 1, err
 	}
-	r.Threads = threads
-	r.Note = strings.Join(append(notes, more...), "; ")
+	r.Threads = fin.threads
+	r.Status = rankStatus(why, r, fin.in)
+	r.Note = strings.Join(append(notes, fin.notes...), "; ")
+	if (r.Signal == "SIGSEGV" || r.Signal == "SIGABRT") && why == "" && be.snapshots() {
+		logf("%s (uftrace's report of the crash, if it printed one, is about the program, not a bug of uftrace)", r.Status)
+	}
 	if err := updateRank(opt.Dir, tmpl, r); err != nil {
 		return 1, err
 	}

@@ -225,6 +225,8 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 	// A rank recorded before by an earlier attempt of this launch left
 	// files that the new recording replaces.
 	old, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%s.%d.*", m.Prefix, r.Rank)))
+	partial, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf(".%s.%d.partial-*", m.Prefix, r.Rank)))
+	old = append(old, partial...)
 	for _, p := range old {
 		os.Remove(p)
 	}

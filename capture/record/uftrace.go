@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // uftraceBackend records with uftrace (Debian package uftrace): the
@@ -78,7 +79,7 @@ func bindNow(env []string) []string {
 	return append(env[:len(env):len(env)], "LD_BIND_NOW=1")
 }
 
-func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *Snapshot, work string) ([]decode.Thread, []string, error) {
+func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *Snapshot, work string) (*finished, error) {
 	dataDir, logFile := filepath.Join(work, "uftrace.data"), filepath.Join(work, "uftrace.log")
 	waitRecorder(recorderWait)
 	copt := ConvertOptions{
@@ -90,16 +91,16 @@ func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *S
 		var err error
 		if res, err = u.stream.convert(copt); err != nil {
 			log, _ := os.ReadFile(logFile)
-			return nil, nil, fmt.Errorf("rank %d: %w%s", rank, err, logMessages(log))
+			return nil, fmt.Errorf("rank %d: %w%s", rank, err, logMessages(log))
 		}
 	} else {
 		data, err := decode.OpenUftrace(dataDir)
 		if err != nil {
 			log, _ := os.ReadFile(logFile)
-			return nil, nil, fmt.Errorf("uftrace recorded nothing usable (%v)%s; its files are kept in %s", err, logMessages(log), work)
+			return nil, fmt.Errorf("uftrace recorded nothing usable (%v)%s; its files are kept in %s", err, logMessages(log), work)
 		}
 		if res, err = ConvertUftrace(data, copt); err != nil {
-			return nil, nil, fmt.Errorf("converting rank %d's recording (kept in %s): %w", rank, dataDir, err)
+			return nil, fmt.Errorf("converting rank %d's recording (kept in %s): %w", rank, dataDir, err)
 		}
 	}
 	if log, err := os.ReadFile(logFile); err == nil {
@@ -120,7 +121,11 @@ func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *S
 			}
 		}
 	}
-	return res.Threads, res.Notes, nil
+	f := &finished{threads: res.Threads, notes: res.Notes}
+	if res.In != (trace.Name{}) {
+		f.in = decode.Written(res.In.Image, res.In.Func).Brief()
+	}
+	return f, nil
 }
 
 // programPath finds the program as the shell would and checks that
@@ -158,15 +163,29 @@ func programPath(name string) (string, error) {
 // exit status and pid are first-hand; --no-event drops scheduler events.
 // The dynamic patcher's debug messages go to the log, where patchNote finds
 // the functions it could not patch.
+//
+// uftrace writes a call's entry only once something after it is recorded
+// (a callee's entry or its own exit), so a program that leaves from inside
+// calls would lose them: the triggers make it write every pending entry of
+// the thread when the program calls one of the functions that end it
+// (MPI_Abort, exit and their kin), so the trace ends inside the call it
+// left from. Its handler of SIGSEGV and SIGABRT does the same for crashes.
 func uftraceArgs(opt Options, dataDir, logFile, prog string) []string {
 	args := []string{"record", "--keep-pid", "--no-event", "-d", dataDir, "--logfile=" + logFile,
 		"--debug-domain", "dynamic:3", "-P", "."}
+	for _, f := range endingCalls {
+		args = append(args, "-T", f+"@finish")
+	}
 	if opt.AllImages {
 		args = append(args, "--nest-libcall")
 	}
 	args = append(args, "--", prog)
 	return append(args, opt.Command[1:]...)
 }
+
+// endingCalls are the library functions after which a program does not
+// return to its code.
+var endingCalls = []string{"MPI_Abort", "mpi_abort_", "exit", "_exit", "_Exit", "quick_exit", "abort"}
 
 // waitRecorder waits until uftrace's recorder — the program's child, which
 // the program's death left to capture, its subreaper — has written its

@@ -348,14 +348,14 @@ func TestCaptureLauncherSignal(t *testing.T) {
 	// traces; a command reading the run right away waits for them.
 	info := difftrace(t, "info", dir)
 	if info.code != 0 || !regexp.MustCompile(`(?m)^1\.0 .* trace\.1\.0$`).Match(info.stdout) ||
-		bytes.Count(info.stdout, []byte("killed by SIGTERM\n")) != 2 {
+		bytes.Count(info.stdout, []byte("killed by the launcher in MPI_Recv\n")) != 2 {
 		t.Errorf("info right after mpirun returned: exit %d\n%s%s", info.code, info.stdout, info.stderr)
 	}
 	t.Logf("info's stderr: %s", info.stderr)
 	m := waitRun(t, dir, 2)
 	for _, r := range m.Ranks {
-		if r.Exited || r.KilledByTimeout || !strings.Contains(r.Note, "killed by capture on SIGTERM from the launcher") {
-			t.Errorf("rank %d: exited %v by timeout %v note %q", r.Rank, r.Exited, r.KilledByTimeout, r.Note)
+		if r.Exited || r.KilledByTimeout || r.Signal != "SIGTERM" || r.Status != "killed by the launcher in MPI_Recv" {
+			t.Errorf("rank %d: exited %v by timeout %v signal %s status %q note %q", r.Rank, r.Exited, r.KilledByTimeout, r.Signal, r.Status, r.Note)
 		}
 		seq := traces(t, dir, r.Rank)[0]
 		if len(seq) == 0 || seq[len(seq)-1] != "MPI_Recv" {
@@ -575,9 +575,9 @@ int main(int argc, char **argv) {
 `
 
 // An MPI_Abort deep in one rank: that rank's trace ends inside the calls
-// the program left from, and difftrace says its end may be missing rather
-// than taking it for a clean end.
-func TestCaptureAbortNotesTheEnd(t *testing.T) {
+// the program left from, MPI_Abort included, run.json says so, and the
+// ranks the launcher then killed end inside the MPI_Barrier they waited in.
+func TestCaptureAbortKeepsTheEnd(t *testing.T) {
 	needE2E(t)
 	src := filepath.Join(t.TempDir(), "abort.c")
 	os.WriteFile(src, []byte(abortSrc), 0o644)
@@ -586,11 +586,13 @@ func TestCaptureAbortNotesTheEnd(t *testing.T) {
 		t.Fatalf("mpicc: %v\n%s", err, out)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
+	tmp := t.TempDir()
 	a := []string{"-np", "3", "--oversubscribe", difftraceBin, "capture", "-o", dir, "--timeout", "60s", "--", bin}
 	cmd := exec.Command("mpirun", a...)
-	cmd.Env = mpiEnv()
+	cmd.Env = append(mpiEnv(), "TMPDIR="+tmp)
 	out, _ := cmd.CombinedOutput()
 	waitRun(t, dir, 3)
+	assertNoWork(t, tmp, dir)
 	r := manifest(t, dir)
 	var aborted *decode.Rank
 	for i := range r.Ranks {
@@ -601,8 +603,81 @@ func TestCaptureAbortNotesTheEnd(t *testing.T) {
 	if aborted == nil || !aborted.Exited || aborted.ExitStatus == 0 {
 		t.Fatalf("rank 1 of the run: %+v\n%s", aborted, out)
 	}
+	if aborted.Status != "exited 3 in MPI_Abort" {
+		t.Errorf("rank 1's status: %q", aborted.Status)
+	}
+	if seq := traces(t, dir, 1)[0]; len(seq) < 4 || !slices.Equal(seq[len(seq)-4:], []string{"fail", "fwrite", "}", "MPI_Abort"}) {
+		t.Errorf("rank 1's trace ends %v, want it inside fail > MPI_Abort", seq[max(0, len(seq)-6):])
+	}
+	for _, rk := range r.Ranks {
+		if rk.Rank != 1 && rk.Status != "killed by the launcher in MPI_Barrier" {
+			t.Errorf("rank %d's status: %q (note %q)", rk.Rank, rk.Status, rk.Note)
+		}
+	}
 	info := ok(t, "info", dir)
-	if !strings.Contains(info, "trace 1.0: the end of this trace may be missing (the program left from inside ") {
-		t.Errorf("info does not say rank 1's end may be missing:\n%s", info)
+	if !regexp.MustCompile(`(?m)^1 .* exited 3 in MPI_Abort$`).MatchString(info) || strings.Contains(info, "may be missing") {
+		t.Errorf("info does not say plainly how rank 1 ended:\n%s", info)
+	}
+}
+
+// assertNoWork checks that no recorder left a work directory in tmp or a
+// partial trace in the run directory.
+func assertNoWork(t *testing.T, tmp, dir string) {
+	t.Helper()
+	left, _ := filepath.Glob(filepath.Join(tmp, "difftrace-*"))
+	partial, _ := filepath.Glob(filepath.Join(dir, ".*partial*"))
+	if len(left)+len(partial) > 0 {
+		t.Errorf("left behind: %v %v", left, partial)
+	}
+}
+
+const segvSrc = `
+#include <mpi.h>
+static volatile int sink;
+static void crash(int *p) { *p = 1; }
+static void work(int rank, int step) { sink += step; if (rank == 1 && step == 3) crash(0); }
+int main(int argc, char **argv) {
+	int rank;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	for (int s = 0; s < 6; s++) { work(rank, s); MPI_Barrier(MPI_COMM_WORLD); }
+	MPI_Finalize();
+	return 0;
+}
+`
+
+// A segmentation fault in one rank: its trace ends inside the function
+// that crashed, run.json names the signal and the function, the other
+// ranks end inside the MPI_Barrier they waited in, and no work directory
+// is left behind.
+func TestCaptureSegfaultKeepsTheCall(t *testing.T) {
+	needE2E(t)
+	src := filepath.Join(t.TempDir(), "segv.c")
+	os.WriteFile(src, []byte(segvSrc), 0o644)
+	bin := filepath.Join(filepath.Dir(src), "segv")
+	if out, err := exec.Command("mpicc", "-O0", "-g", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("mpicc: %v\n%s", err, out)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	tmp := t.TempDir()
+	cmd := exec.Command("mpirun", "-np", "3", "--oversubscribe", difftraceBin, "capture", "-o", dir, "--timeout", "60s", "--", bin)
+	cmd.Env = append(mpiEnv(), "TMPDIR="+tmp)
+	out, _ := cmd.CombinedOutput()
+	waitRun(t, dir, 3)
+	assertNoWork(t, tmp, dir)
+	for _, rk := range manifest(t, dir).Ranks {
+		want := "killed by the launcher in MPI_Barrier"
+		if rk.Rank == 1 {
+			want = "signal SIGSEGV in crash"
+		}
+		if rk.Status != want {
+			t.Errorf("rank %d's status: %q, want %q (note %q)\n%s", rk.Rank, rk.Status, want, rk.Note, out)
+		}
+	}
+	if seq := traces(t, dir, 1)[0]; len(seq) == 0 || seq[len(seq)-1] != "crash" {
+		t.Errorf("rank 1's trace ends %v, want it inside crash", seq[max(0, len(seq)-6):])
+	}
+	if !strings.Contains(string(out), "rank 1: signal SIGSEGV in crash (uftrace's report of the crash") {
+		t.Errorf("capture does not say what uftrace's crash report is about:\n%s", out)
 	}
 }

@@ -227,6 +227,8 @@ func ended(r *decode.Rank) string {
 	switch {
 	case r == nil:
 		return "no record"
+	case r.Status != "":
+		return r.Status
 	case r.KilledByTimeout:
 		if r.Signal != "" {
 			return "killed by timeout (" + r.Signal + ")"

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Measures capture against uftrace alone (BENCHMARKS.md, section "capture:
+# streaming"): the C++ proxy examples/stencil.cpp, 8 ranks, built at -O0 and
+# at -O2, run under `uftrace record` writing its raw files (with the options
+# capture gives it) and under `difftrace capture`, alternately, REPS times
+# each. For each: wall time, peak disk used by the recording (sampled every
+# 0.1 s: uftrace's data directories; capture's temporary directory and run
+# directory), calls recorded, and for capture the ParLOT bytes written per
+# second per core.
+#
+#   examples/bench-stream.sh [DIFFTRACE] [STEPS] [REPS]
+#
+# STEPS (default 1700) sets the run's length: about 7,500 calls per step and
+# rank at -O0, so 1700 steps are about 100 million calls over 8 ranks.
+set -euo pipefail
+DT=$(realpath "${1:-bin/difftrace}")
+STEPS=${2:-1700}
+REPS=${3:-3}
+SRC=$(dirname "$(realpath "$0")")/stencil.cpp
+NP=8
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/tmp"
+
+for o in O0 O2; do
+	mpicxx "-$o" -g -pg -fno-omit-frame-pointer -DOMPI_SKIP_MPICXX=1 -o "$work/stencil-$o" "$SRC"
+done
+# uftrace alone, as capture runs it (capture adds --host and --port). With
+# --keep-pid the program is the rank's process and uftrace's recorder its
+# child, which goes on writing the recording after the program has ended:
+# the wrapper, like capture, is the recorder's subreaper and waits for it,
+# so the time is that of a complete recording.
+cat >"$work/uftrace.sh" <<'WRAP'
+#!/usr/bin/env python3
+import ctypes, os, sys
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+d = sys.argv[1] + "." + os.environ.get("OMPI_COMM_WORLD_RANK", "0")
+pid = os.fork()
+if pid == 0:
+    os.environ["LD_BIND_NOW"] = "1"
+    os.execvp("uftrace", ["uftrace", "record", "--keep-pid", "--no-event", "-P", ".", "-d", d, "--"] + sys.argv[2:])
+code = 1
+while True:
+    try:
+        p, st = os.wait()
+    except ChildProcessError:
+        break
+    if p == pid:
+        code = os.waitstatus_to_exitcode(st)
+sys.exit(code)
+WRAP
+chmod +x "$work/uftrace.sh"
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
+sum() { grep -o "\"$1\": [0-9]*" "$2" | awk '{s+=$2} END {print s+0}'; }
+
+# peak: samples the disk used under $work/out* and $work/tmp until
+# killed; prints the largest figure, in bytes.
+peak() {
+	set +e +o pipefail
+	local max=0 now
+	trap 'echo $max; exit 0' TERM
+	while :; do
+		now=$(du -sb "$work"/out* "$work/tmp" 2>/dev/null | awk '{s+=$1} END {printf "%d\n", s}')
+		[ "$now" -gt "$max" ] && max=$now
+		sleep 0.1
+	done
+}
+
+# run MODE PROGRAM: one run; prints "wall peak_bytes calls parlot_bytes".
+run() {
+	local mode=$1 prog=$2 out="$work/out" t
+	rm -rf "$work"/out* "$work"/tmp/*
+	peak >"$work/peak" &
+	local sampler=$!
+	local TIMEFORMAT=%R
+	case $mode in
+	uftrace) t=$({ time mpirun -np $NP "$work/uftrace.sh" "$out" "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
+	capture) t=$({ time TMPDIR=$work/tmp mpirun -x TMPDIR -np $NP "$DT" capture -o "$out" -- "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
+	esac
+	kill -TERM $sampler
+	wait $sampler || true
+	local calls=- bytes=-
+	if [ "$mode" = capture ]; then
+		calls=$(($(sum events "$out/run.json") / 2))
+		bytes=$(sum bytes "$out/run.json")
+	fi
+	echo "$t $(cat "$work/peak") $calls $bytes"
+}
+
+echo "| build | recording | wall time (median of $REPS) | peak disk | calls | ParLOT bytes | bytes/s per core | capture / uftrace |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|"
+for o in O0 O2; do
+	prog=$work/stencil-$o
+	declare -A walls=() peaks=()
+	calls=- bytes=-
+	for _ in $(seq "$REPS"); do
+		for mode in uftrace capture; do
+			read -r w p c b < <(run $mode "$prog")
+			walls[$mode]+="$w"$'\n'
+			peaks[$mode]+="$p"$'\n'
+			if [ "$mode" = capture ]; then calls=$c bytes=$b; fi
+		done
+	done
+	wu=$(echo -n "${walls[uftrace]}" | median)
+	wc=$(echo -n "${walls[capture]}" | median)
+	pu=$(echo -n "${peaks[uftrace]}" | median)
+	pc=$(echo -n "${peaks[capture]}" | median)
+	printf '| -%s | uftrace record | %.2f s | %.0f MB | | | | |\n' "$o" "$wu" "$(echo "$pu / 1000000" | bc -l)"
+	printf '| -%s | difftrace capture | %.2f s | %.1f MB | %s | %s | %.0f | %.3f |\n' "$o" "$wc" "$(echo "$pc / 1000000" | bc -l)" \
+		"$calls" "$bytes" "$(echo "$bytes / $wc / $(nproc)" | bc -l)" "$(echo "$wc / $wu" | bc -l)"
+	unset walls peaks
+done
