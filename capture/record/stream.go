@@ -130,6 +130,10 @@ func (s *streamer) serve() {
 		return
 	}
 	defer conn.Close()
+	if tc, ok := conn.(*net.TCPConn); ok {
+		// Fewer, larger reads: the recorder sends buffers of 128 KiB.
+		tc.SetReadBuffer(8 << 20)
+	}
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()
