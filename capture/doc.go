@@ -2,8 +2,8 @@
 // (seeds/002 §3.2, Fig. 3.1), in the role ParLOT's Pin tool plays in
 // seeds/001 §3.
 //
-// It holds the byte-exact ParLOT Writer (LZa3|ZE, docs/parlot-format.md)
-// and the glue to run programs under this project's Pin tool (pintool/).
+// It holds the glue to run programs under this project's Pin tool
+// (pintool/); the traces are written with package parlot's Writer.
 // Package capture/record runs programs under a recorder, one per MPI rank,
 // and turns what it records into run directories.
 package capture

@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/difftrace/difftrace/parlot"
+	"github.com/difftrace/difftrace/parlot/parlottest"
+
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/testenv"
 	"github.com/difftrace/difftrace/trace"
@@ -41,6 +44,9 @@ const pinCUntested = "the Pin tool's C parts are untested"
 
 // buildCheck compiles the driver with the tool's C files into a temporary
 // directory, warnings as errors, with extra flags (e.g. sanitizers).
+// fixtureDir holds the reference ParLOT files.
+const fixtureDir = "../testdata/parlot"
+
 func buildCheck(t testing.TB, extra ...string) string {
 	t.Helper()
 	gcc := testenv.Tool(t, "gcc", pinCUntested)
@@ -209,7 +215,7 @@ func TestPintoolCompressorFixtures(t *testing.T) {
 	t.Parallel()
 	for _, variant := range [][]string{nil, sanitizers} {
 		exe := buildCheck(t, variant...)
-		for _, p := range fixturePairs(t) {
+		for _, p := range parlottest.FixturePairs(t, fixtureDir) {
 			want, err := os.ReadFile(p[0])
 			if err != nil {
 				t.Fatal(err)
@@ -221,7 +227,7 @@ func TestPintoolCompressorFixtures(t *testing.T) {
 			got := runCheck(t, exe, in, "compress")
 			if !bytes.Equal(got, want) {
 				t.Errorf("%v: C compressor on %s: %d bytes, want %d; first difference at byte %d",
-					variant, filepath.Base(p[1]), len(got), len(want), firstDiff(got, want))
+					variant, filepath.Base(p[1]), len(got), len(want), parlottest.FirstDiff(got, want))
 			}
 		}
 	}
@@ -233,14 +239,14 @@ func TestPintoolCompressorMatchesWriter(t *testing.T) {
 	t.Parallel()
 	exe := buildCheck(t, sanitizers...)
 	for name, vals := range pinSequences() {
-		want := encode(t, vals, 1<<30)
+		want := parlottest.Encode(t, vals, 1<<30)
 		got := runCheck(t, exe, u16Bytes(vals), "compress")
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s (%d values): C %d bytes, Go %d bytes; first difference at byte %d",
-				name, len(vals), len(got), len(want), firstDiff(got, want))
+				name, len(vals), len(got), len(want), parlottest.FirstDiff(got, want))
 			continue
 		}
-		back, err := decode.ReadAll(bytes.NewReader(got), name, 0)
+		back, err := parlot.ReadAll(bytes.NewReader(got), name, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -270,11 +276,11 @@ func TestPintoolCompressorTail(t *testing.T) {
 			if k > len(vals) {
 				continue
 			}
-			want := encode(t, vals[:k], 1<<30)
+			want := parlottest.Encode(t, vals[:k], 1<<30)
 			got := runCheck(t, exe, u16Bytes(vals), "compress", "-t", strconv.Itoa(k))
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s cut at %d: %d bytes, want %d; first difference at byte %d",
-					name, k, len(got), len(want), firstDiff(got, want))
+					name, k, len(got), len(want), parlottest.FirstDiff(got, want))
 			}
 		}
 	}
@@ -469,7 +475,7 @@ func decodeFile(t *testing.T, path string) []uint16 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vals, err := decode.ReadAll(bytes.NewReader(b), path, 0)
+	vals, err := parlot.ReadAll(bytes.NewReader(b), path, 0)
 	if err != nil {
 		t.Fatalf("%s is not a complete trace: %v", path, err)
 	}
@@ -484,7 +490,7 @@ func TestPintoolTraceFile(t *testing.T) {
 	t.Parallel()
 	exe := buildCheck(t, sanitizers...)
 	evs, vals := traceEvents(t, exe, 150000)
-	want := encode(t, vals, 1<<30)
+	want := parlottest.Encode(t, vals, 1<<30)
 	in := eventText(evs)
 	dir := t.TempDir()
 
@@ -508,7 +514,7 @@ func TestPintoolTraceFile(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Fatalf("flush %s: trace file %d bytes, Go writer %d; first difference at byte %d",
-				flush, len(got), len(want), firstDiff(got, want))
+				flush, len(got), len(want), parlottest.FirstDiff(got, want))
 		}
 		if flush == "0" {
 			continue
@@ -568,7 +574,7 @@ func TestPintoolTraceKilled(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got, err := decode.ReadAll(bytes.NewReader(b), path, 0); err == nil && len(got) == len(vals) {
+				if got, err := parlot.ReadAll(bytes.NewReader(b), path, 0); err == nil && len(got) == len(vals) {
 					break
 				}
 			}
@@ -725,7 +731,7 @@ func TestPintoolInfo(t *testing.T) {
 	if want := "+\n(unnamed image)\n(anonymous)\n?+\nok\n"; string(got) != want {
 		t.Fatalf("odd names: %q, want %q", got, want)
 	}
-	ft, err := decode.ReadFuncTable(path3)
+	ft, err := parlot.ReadFuncTable(path3)
 	if err != nil || len(ft.Names) != 3 || ft.Names[2].Func != "ok" {
 		t.Fatalf("the project's reader on the odd table: %+v, %v", ft, err)
 	}
@@ -1013,7 +1019,7 @@ func BenchmarkPintoolCompressor(b *testing.B) {
 	})
 	b.Run("Go", func(b *testing.B) {
 		for b.Loop() {
-			w := NewWriter(io.Discard)
+			w := parlot.NewWriter(io.Discard)
 			if err := w.Write(vals); err != nil {
 				b.Fatal(err)
 			}

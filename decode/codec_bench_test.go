@@ -9,7 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -64,7 +65,7 @@ func solverTrace(n int) []uint16 {
 
 func encodeAll(b testing.TB, vals []uint16) []byte {
 	var buf bytes.Buffer
-	w := capture.NewWriter(&buf)
+	w := parlot.NewWriter(&buf)
 	if err := w.Write(vals); err != nil {
 		b.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func BenchmarkDecode(b *testing.B) {
 			buf := make([]uint16, 64<<10)
 			b.SetBytes(int64(2 * len(vals)))
 			for b.Loop() {
-				r := decode.NewReader(bytes.NewReader(file), name, 0)
+				r := parlot.NewReader(bytes.NewReader(file), name, 0)
 				for {
 					_, err := r.Read(buf)
 					if err == io.EOF {
@@ -134,7 +135,7 @@ func BenchmarkEncode(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(2 * len(vals)))
 			for b.Loop() {
-				w := capture.NewWriter(io.Discard)
+				w := parlot.NewWriter(io.Discard)
 				if err := w.Write(vals); err != nil {
 					b.Fatal(err)
 				}

@@ -1,6 +1,6 @@
-// Package decode reads recorded runs: the byte-exact ParLOT trace reader
-// (docs/parlot-format.md; seeds/001 and seeds/002 §2 describe the LZa3|ZE
-// compression), the .info function tables, the run.json manifest, and the
+// Package decode reads recorded runs: ParLOT traces and their .info
+// function tables (through package parlot, the codec), uftrace
+// recordings, the run.json manifest, and the
 // "trace reader" of seeds/003 §4.1 and §4.4 — call frequencies, caller→callee
 // edge frequencies, the call stack at any event and the full call/return
 // listing, per thread, per process and per program.

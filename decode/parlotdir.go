@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -249,7 +251,7 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 		return err
 	}
 	type parsed struct {
-		table *FuncTable
+		table *parlot.FuncTable
 		syms  []trace.Symbol
 	}
 	byHash := map[[32]byte]*parsed{}
@@ -257,7 +259,7 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 		h := sha256.Sum256(raws[i])
 		pt, ok := byHash[h]
 		if !ok {
-			t, err := ParseFuncTable(bytes.NewReader(raws[i]), p.Info)
+			t, err := parlot.ParseFuncTable(bytes.NewReader(raws[i]), p.Info)
 			if err != nil {
 				return err
 			}
@@ -293,14 +295,14 @@ func (s *parlotSource) open(maxEvents uint64) (symbolReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := NewReader(f, s.path, maxEvents)
+	rd := parlot.NewReader(f, s.path, maxEvents)
 	rd.CheckIDs(len(s.syms)-1, s.info)
 	return &parlotSymbols{f: f, rd: rd, syms: s.syms}, nil
 }
 
 type parlotSymbols struct {
 	f    *os.File
-	rd   *Reader
+	rd   *parlot.Reader
 	syms []trace.Symbol
 	raw  []uint16
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -34,7 +36,7 @@ const (
 // Options tune how a run is read.
 type Options struct {
 	// MaxEvents bounds the events decoded from any one trace (0 means
-	// DefaultMaxEvents): a small hostile file can claim billions.
+	// parlot.DefaultMaxEvents): a small hostile file can claim billions.
 	MaxEvents uint64
 	// Workers is how many traces decode at once (0 means GOMAXPROCS).
 	Workers int
@@ -177,7 +179,7 @@ func (d *dirListing) path(name string) string { return filepath.Join(d.dir, name
 // table while Open runs.
 func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 	if opts.MaxEvents == 0 {
-		opts.MaxEvents = DefaultMaxEvents
+		opts.MaxEvents = parlot.DefaultMaxEvents
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)

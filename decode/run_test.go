@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,22 +11,16 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/parlot"
+	"github.com/difftrace/difftrace/parlot/parlottest"
+
 	"github.com/difftrace/difftrace/trace"
 )
 
 // writeTrace writes vals as a ParLOT trace file.
 func writeTrace(t testing.TB, path string, vals []uint16) {
 	t.Helper()
-	var buf bytes.Buffer
-	w := capture.NewWriter(&buf)
-	if err := w.Write(vals); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, parlottest.Encode(t, vals, 1<<30), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -38,6 +31,9 @@ func writeFile(t testing.TB, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// fixtureDir holds the reference ParLOT files.
+const fixtureDir = "../testdata/parlot"
 
 const oddeven4 = fixtureDir + "/oddeven4"
 
@@ -101,8 +97,8 @@ func TestOpenParLOT(t *testing.T) {
 	}
 	for i, tr := range traces {
 		f := run.Procs[i].Threads[0].Path
-		raw := loadU16(t, filepath.Join(oddeven4, "expected", filepath.Base(f)+".u16"))
-		info, err := ReadFuncTable(run.Procs[i].Info)
+		raw := parlottest.LoadU16(t, filepath.Join(oddeven4, "expected", filepath.Base(f)+".u16"))
+		info, err := parlot.ReadFuncTable(run.Procs[i].Info)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -469,7 +465,7 @@ func TestMaxEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = run.Summarize(run.Traces(), false)
-	var le *LimitError
+	var le *parlot.LimitError
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), filepath.Join(dir, "trace.0.0")+": byte ") ||
 		!strings.Contains(err.Error(), "more than 1000 events (--max-events); raise --max-events") {
 		t.Errorf("got %v", err)

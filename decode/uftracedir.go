@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -239,7 +241,7 @@ func openUftraceRun(r *Run, d *dirListing) error {
 				r.Notes = append(r.Notes, fmt.Sprintf("trace %s: %s ends inside a record at byte %d (the recorder was cut short); the records before it are read", j.tf.ID, j.tf.Path, sc.truncAt))
 			}
 		}
-		for _, sec := range ImageSections(order, trace.Program) {
+		for _, sec := range parlot.ImageSections(order, trace.Program) {
 			for _, n := range sec.Names {
 				r.Symbols.Intern(n)
 			}
@@ -415,7 +417,7 @@ func (u *uftraceSymbols) Read(out []trace.Symbol) (int, error) {
 			sym = s
 		}
 		if u.n++; u.n > u.max {
-			return i, &LimitError{u.src.path, at, u.max}
+			return i, &parlot.LimitError{File: u.src.path, Offset: at, Max: u.max}
 		}
 		out[i] = sym
 		i++

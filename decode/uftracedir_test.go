@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/internal/testenv"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -272,7 +274,7 @@ func TestOpenUftraceSynthetic(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = r2.Load(r2.Traces())
-	var le *LimitError
+	var le *parlot.LimitError
 	if !errors.As(err, &le) || le.Max != 5 {
 		t.Errorf("over the limit: %v", err)
 	}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -47,7 +48,7 @@ func readParLOT(t *testing.T, tab *trace.Table, dir, prefix string) []trace.Symb
 		t.Fatal(err)
 	}
 	defer f.Close()
-	raw, err := decode.ReadAll(f, path, 0)
+	raw, err := parlot.ReadAll(f, path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/decode"
 )
 
@@ -127,7 +128,7 @@ func writeGenProc(dir string, spec genSpec, p, side int) (decode.Rank, uint64, e
 			return rank, 0, err
 		}
 		bw := bufio.NewWriterSize(f, 1<<16)
-		w := capture.NewWriter(bw)
+		w := parlot.NewWriter(bw)
 		err = w.Write(vals)
 		if err == nil {
 			err = w.Close()

@@ -26,7 +26,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/parlot"
 )
 
 // compressors are the programs compared with ParLOT, each reading stdin and
@@ -153,7 +153,7 @@ func decodeTo(path string, raw *os.File) (uint64, int64, error) {
 		return 0, 0, err
 	}
 	w := bufio.NewWriterSize(raw, 1<<20)
-	r := decode.NewReader(bufio.NewReaderSize(f, 1<<20), path, 0)
+	r := parlot.NewReader(bufio.NewReaderSize(f, 1<<20), path, 0)
 	vals := make([]uint16, 32<<10)
 	b := make([]byte, 2*len(vals))
 	for {

@@ -12,7 +12,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/trace"
@@ -120,7 +121,7 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 			execs++
 		}
 	}
-	err := writeProcess(data, pid, opt, plans, order, res, func(p *threadPlan, ids map[trace.Name]uint16, pw *capture.Writer) error {
+	err := writeProcess(data, pid, opt, plans, order, res, func(p *threadPlan, ids map[trace.Name]uint16, pw *parlot.Writer) error {
 		buf := make([]uint16, 0, 4096)
 		byAddr := map[uint64]uint16{}
 		_, err := data.ReadCalls(p.task, func(c decode.UftraceCall) error {
@@ -161,18 +162,18 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 // no recorded call, so that no reader takes a library for the program),
 // then the other images in order of first appearance, functions likewise.
 func writeProcess(data *decode.UftraceData, pid int, opt ConvertOptions, plans []*threadPlan, order []trace.Name, res *ConvertResult,
-	fill func(p *threadPlan, ids map[trace.Name]uint16, pw *capture.Writer) error) error {
+	fill func(p *threadPlan, ids map[trace.Name]uint16, pw *parlot.Writer) error) error {
 	prog := data.Program(pid, ^uint64(0))
 	if prog == "" {
 		prog = opt.MainImage
 	}
-	if len(order) > decode.MaxFuncID {
-		return fmt.Errorf("process %d calls %d distinct functions; a ParLOT trace holds at most %d (record the main image only)", pid, len(order), decode.MaxFuncID)
+	if len(order) > parlot.MaxFuncID {
+		return fmt.Errorf("process %d calls %d distinct functions; a ParLOT trace holds at most %d (record the main image only)", pid, len(order), parlot.MaxFuncID)
 	}
 	ids := map[trace.Name]uint16{}
 	var info strings.Builder
 	next := uint16(1)
-	for _, sec := range decode.ImageSections(order, prog) {
+	for _, sec := range parlot.ImageSections(order, prog) {
 		info.WriteString("+\n" + sec.Image + "\n")
 		for _, n := range sec.Names {
 			ids[n] = next
@@ -203,7 +204,7 @@ func writeProcess(data *decode.UftraceData, pid int, opt ConvertOptions, plans [
 		path := base + "." + strconv.Itoa(p.task.Thread)
 		var values uint64
 		n, err := writeFileAtomic(path, func(w io.Writer) error {
-			pw := capture.NewWriter(w)
+			pw := parlot.NewWriter(w)
 			if err := fill(p, ids, pw); err != nil {
 				return err
 			}

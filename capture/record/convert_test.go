@@ -9,7 +9,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -211,7 +212,7 @@ func TestWriteFullDevice(t *testing.T) {
 		t.Skipf("SKIPPING: no /dev/full: %v", err)
 	}
 	defer f.Close()
-	w := capture.NewWriter(f)
+	w := parlot.NewWriter(f)
 	vals := make([]uint16, 1<<18)
 	for i := range vals {
 		vals[i] = uint16(i*7919) | 1

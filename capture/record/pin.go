@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/capture"
 	"github.com/difftrace/difftrace/decode"
 )
@@ -71,7 +73,7 @@ func countEvents(f *os.File, path string) (events uint64, size int64, err error)
 	if err != nil {
 		return 0, 0, err
 	}
-	r := decode.NewReader(f, path, 0)
+	r := parlot.NewReader(f, path, 0)
 	buf := make([]uint16, 64<<10)
 	for {
 		if _, err := r.Read(buf); err == io.EOF {

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -15,7 +16,7 @@ import (
 // uses, so a table it refuses fails the test.
 func readInfo(t testing.TB, path string) []trace.Name {
 	t.Helper()
-	ft, err := decode.ReadFuncTable(path)
+	ft, err := parlot.ReadFuncTable(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func readRank(t testing.TB, dir string, rank int) map[int][]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vals, err := decode.ReadAll(f, p, 0)
+		vals, err := parlot.ReadAll(f, p, 0)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

@@ -15,7 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -82,7 +83,7 @@ type streamThread struct {
 	tid  int
 	f    *os.File
 	bw   *bufio.Writer
-	w    *capture.Writer
+	w    *parlot.Writer
 	vals []uint16
 	rest []byte // the start of a record the next message completes
 
@@ -235,7 +236,7 @@ func (s *streamer) data(tid int, b []byte) error {
 		}
 		t = &streamThread{tid: tid, f: f, vals: make([]uint16, 0, 8192)}
 		t.bw = bufio.NewWriterSize(f, 64<<10)
-		t.w = capture.NewWriter(t.bw)
+		t.w = parlot.NewWriter(t.bw)
 		s.mu.Lock()
 		s.threads[tid] = t
 		s.mu.Unlock()
@@ -324,8 +325,8 @@ func (s *streamer) id(addr uint64) (uint16, error) {
 	}
 	id, ok := s.ids[addr]
 	if !ok {
-		if len(s.addrs) >= decode.MaxFuncID {
-			return 0, fmt.Errorf("the program called more than %d distinct functions, more than a ParLOT trace can number (record the main image only)", decode.MaxFuncID)
+		if len(s.addrs) >= parlot.MaxFuncID {
+			return 0, fmt.Errorf("the program called more than %d distinct functions, more than a ParLOT trace can number (record the main image only)", parlot.MaxFuncID)
 		}
 		s.addrs = append(s.addrs, addr)
 		id = uint16(len(s.addrs))
@@ -481,7 +482,7 @@ func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
 			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: uftrace's records end inside a record (the recorder was cut short)", p.task.Thread))
 		}
 	}
-	err = writeProcess(data, pid, opt, plans, order, res, func(p *threadPlan, ids map[trace.Name]uint16, pw *capture.Writer) error {
+	err = writeProcess(data, pid, opt, plans, order, res, func(p *threadPlan, ids map[trace.Name]uint16, pw *parlot.Writer) error {
 		t := s.threads[p.task.TID]
 		if t == nil {
 			return nil
@@ -495,7 +496,7 @@ func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
 			return err
 		}
 		defer f.Close()
-		r := decode.NewReader(f, t.f.Name(), ^uint64(0))
+		r := parlot.NewReader(f, t.f.Name(), ^uint64(0))
 		buf := make([]uint16, 64<<10)
 		for {
 			n, err := r.Read(buf)

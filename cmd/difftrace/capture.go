@@ -3,8 +3,9 @@ package main
 import (
 	"os"
 
-	"github.com/difftrace/difftrace/capture/record"
 	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/capture/record"
 )
 
 func newCaptureCmd() *cobra.Command {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/testenv"
 )
@@ -99,7 +101,7 @@ func traces(t *testing.T, dir string, rank int) map[int][]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vals, err := decode.ReadAll(bufio.NewReader(f), p, 0)
+		vals, err := parlot.ReadAll(bufio.NewReader(f), p, 0)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

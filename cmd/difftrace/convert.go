@@ -7,9 +7,10 @@ import (
 	"io"
 	"os"
 
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/capture"
 	"github.com/difftrace/difftrace/decode"
 )
 
@@ -95,7 +96,7 @@ func convertU16(inPath, outPath string) error {
 		return err
 	}
 	defer out.Abort()
-	w := capture.NewWriter(out)
+	w := parlot.NewWriter(out)
 	buf := make([]byte, 256<<10)
 	vals := make([]uint16, len(buf)/2)
 	var off int64

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/decode"
@@ -112,7 +114,7 @@ func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, fu
 		return err
 	}
 	defer out.Abort()
-	r := decode.NewReader(src, name, f.maxEvents)
+	r := parlot.NewReader(src, name, f.maxEvents)
 	if info != "" {
 		r.CheckIDs(funcs, info)
 	}

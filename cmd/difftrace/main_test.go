@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/difftrace/difftrace/capture"
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/parlot/parlottest"
 )
 
 // The end-to-end tests run the real binary, built once here.
@@ -141,15 +141,7 @@ func writeFile(t *testing.T, path string, b []byte) {
 // writeTrace writes vals as a ParLOT trace file with the project's writer.
 func writeTrace(t *testing.T, path string, vals []uint16) {
 	t.Helper()
-	var buf bytes.Buffer
-	w := capture.NewWriter(&buf)
-	if err := w.Write(vals); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, path, buf.Bytes())
+	writeFile(t, path, parlottest.Encode(t, vals, 1<<30))
 }
 
 // copyDir copies the regular files of src into a new temporary directory.

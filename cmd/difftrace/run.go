@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
@@ -29,7 +31,7 @@ func (f *readFlags) registerForce(cmd *cobra.Command) {
 }
 
 func (f *readFlags) register(cmd *cobra.Command) {
-	f.maxEvents = decode.DefaultMaxEvents
+	f.maxEvents = parlot.DefaultMaxEvents
 	cmd.Flags().Var((*eventCount)(&f.maxEvents), "max-events",
 		"refuse a trace that decodes to more events than this, e.g. 1e10 (guards against files that claim billions)")
 	cmd.Flags().BoolVar(&f.signatures, "signatures", false,

@@ -1,4 +1,4 @@
-package decode
+package parlot_test
 
 import (
 	"errors"
@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/parlot"
+
 	"github.com/difftrace/difftrace/trace"
 )
 
 func TestParseFuncTable(t *testing.T) {
-	tab, err := ReadFuncTable(filepath.Join(fixtureDir, "oddeven4", "Hdbg.17.node01.3216.info"))
+	tab, err := parlot.ReadFuncTable(filepath.Join(fixtureDir, "oddeven4", "Hdbg.17.node01.3216.info"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestParseFuncTableForms(t *testing.T) {
 		{"names with spaces", "+\n/bin/a\nfoo(int, char const*)\n", []string{"a:foo(int, char const*)"}},
 		{"same name twice", "+\n/bin/a\nf\n+\n/bin/b\nf\n", []string{"a:f", "b:f"}},
 	} {
-		tab, err := ParseFuncTable(strings.NewReader(tc.in), "x.info")
+		tab, err := parlot.ParseFuncTable(strings.NewReader(tc.in), "x.info")
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -60,7 +62,7 @@ func TestParseFuncTableForms(t *testing.T) {
 }
 
 func TestParseFuncTableErrors(t *testing.T) {
-	many := "+\n/bin/a\n" + strings.Repeat("f\n", MaxFuncID) + "g\n"
+	many := "+\n/bin/a\n" + strings.Repeat("f\n", parlot.MaxFuncID) + "g\n"
 	for _, tc := range []struct {
 		name, in string
 		line     int
@@ -71,11 +73,11 @@ func TestParseFuncTableErrors(t *testing.T) {
 		{"ends after plus", "+\n/bin/a\nf\n+\n", 4, `ends after "+" without the image path`},
 		{"blank line inside", "+\n/bin/a\nf\n\ng\n", 4, "blank line inside the table"},
 		{"binary", "+\n/bin/a\nf\x00g\n", 3, "NUL byte"},
-		{"too many IDs", many, MaxFuncID + 3, `function "g" would get ID 65535, beyond the format's limit of 65534 IDs`},
-		{"line too long", "+\n/bin/a\n" + strings.Repeat("x", maxInfoLine+1) + "\n", 3, "line longer than"},
+		{"too many IDs", many, parlot.MaxFuncID + 3, `function "g" would get ID 65535, beyond the format's limit of 65534 IDs`},
+		{"line too long", "+\n/bin/a\n" + strings.Repeat("x", 1<<20+1) + "\n", 3, "line longer than"},
 	} {
-		_, err := ParseFuncTable(strings.NewReader(tc.in), "p.7.info")
-		var ie *InfoError
+		_, err := parlot.ParseFuncTable(strings.NewReader(tc.in), "p.7.info")
+		var ie *parlot.InfoError
 		if !errors.As(err, &ie) {
 			t.Errorf("%s: got %v, want an InfoError", tc.name, err)
 			continue
@@ -94,8 +96,8 @@ func TestParseFuncTableErrors(t *testing.T) {
 func TestImageSections(t *testing.T) {
 	n := func(img, f string) trace.Name { return trace.Name{Image: img, Func: f} }
 	names := []trace.Name{n("libc.so.6", "memcpy"), n("/bin/app", "main"), n("libmpi.so.40", "MPI_Init"), n("libc.so.6", "printf"), n("/bin/app", "work")}
-	got := ImageSections(names, "/bin/app")
-	want := []ImageSection{
+	got := parlot.ImageSections(names, "/bin/app")
+	want := []parlot.ImageSection{
 		{"/bin/app", []trace.Name{n("/bin/app", "main"), n("/bin/app", "work")}},
 		{"libc.so.6", []trace.Name{n("libc.so.6", "memcpy"), n("libc.so.6", "printf")}},
 		{"libmpi.so.40", []trace.Name{n("libmpi.so.40", "MPI_Init")}},
@@ -104,13 +106,13 @@ func TestImageSections(t *testing.T) {
 		t.Errorf("ImageSections:\n got %v\nwant %v", got, want)
 	}
 	// A program without recorded calls still has the first section.
-	got = ImageSections(names[:1], "/bin/app")
-	want = []ImageSection{{"/bin/app", nil}, {"libc.so.6", []trace.Name{n("libc.so.6", "memcpy")}}}
+	got = parlot.ImageSections(names[:1], "/bin/app")
+	want = []parlot.ImageSection{{"/bin/app", nil}, {"libc.so.6", []trace.Name{n("libc.so.6", "memcpy")}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ImageSections without program calls:\n got %v\nwant %v", got, want)
 	}
 	// Without a program, the first image seen comes first.
-	if got := ImageSections(names[:2], ""); len(got) != 2 || got[0].Image != "libc.so.6" {
+	if got := parlot.ImageSections(names[:2], ""); len(got) != 2 || got[0].Image != "libc.so.6" {
 		t.Errorf("ImageSections with no program: %v", got)
 	}
 }

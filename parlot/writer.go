@@ -1,4 +1,4 @@
-package capture
+package parlot
 
 import (
 	"fmt"
@@ -59,7 +59,7 @@ func (w *Writer) Write(vals []uint16) error {
 					break
 				}
 				l[hash&4095] = pos
-				hash = (hash<<4 ^ v) & 4095
+				hash = lzHash(hash, v)
 				h[pos] = v
 				pos++
 				cand++
@@ -122,7 +122,7 @@ func (w *Writer) Close() error {
 
 func (w *Writer) push(v uint16) {
 	w.last[w.hash&4095] = w.pos
-	w.hash = (w.hash<<4 ^ v) & 4095
+	w.hash = lzHash(w.hash, v)
 	w.hist[w.pos] = v
 	w.pos++
 }

@@ -1,4 +1,4 @@
-package decode
+package parlot_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/difftrace/difftrace/parlot"
 )
 
 // FuzzReader checks that no input makes the reader panic or run past its
@@ -25,7 +27,7 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte{0xff, 1, 2, 3, 4, 5, 6, 7, 8, 4}, true, uint16(2))
 	const limit = 1 << 17
 	f.Fuzz(func(t *testing.T, data []byte, checked bool, funcs uint16) {
-		r := NewReader(bytes.NewReader(data), "fuzz", limit)
+		r := parlot.NewReader(bytes.NewReader(data), "fuzz", limit)
 		if checked {
 			r.CheckIDs(int(funcs), "fuzz.info")
 		}
@@ -48,9 +50,9 @@ func FuzzReader(f *testing.F) {
 				return
 			}
 			if err != nil {
-				var ce *CorruptError
-				var le *LimitError
-				var ue *UnknownIDError
+				var ce *parlot.CorruptError
+				var le *parlot.LimitError
+				var ue *parlot.UnknownIDError
 				if !errors.As(err, &ce) && !errors.As(err, &le) && !(checked && errors.As(err, &ue)) {
 					t.Fatalf("unexpected error type %T: %v", err, err)
 				}

@@ -1,4 +1,4 @@
-package decode
+package parlot
 
 import (
 	"errors"
@@ -198,7 +198,7 @@ func (r *Reader) matchable() bool {
 // push advances the LZ state by one value.
 func (r *Reader) push(v uint16) {
 	r.last[r.hash&4095] = r.pos
-	r.hash = (r.hash<<4 ^ v) & 4095
+	r.hash = lzHash(r.hash, v)
 	r.hist[r.pos] = v
 	r.pos++
 }
@@ -214,7 +214,7 @@ func (r *Reader) copyRun(out []uint16) {
 		cand++
 		out[i] = v
 		l[hash&4095] = pos
-		hash = (hash<<4 ^ v) & 4095
+		hash = lzHash(hash, v)
 		h[pos] = v
 		pos++
 	}

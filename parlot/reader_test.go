@@ -1,30 +1,19 @@
-package decode
+package parlot_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/difftrace/difftrace/parlot"
+
+	"github.com/difftrace/difftrace/parlot/parlottest"
 )
 
 // fixtureDir holds the reference ParLOT files (written by the original tool).
 const fixtureDir = "../testdata/parlot"
-
-// loadU16 reads a raw little-endian uint16 file.
-func loadU16(t testing.TB, path string) []uint16 {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := make([]uint16, len(b)/2)
-	for i := range v {
-		v[i] = binary.LittleEndian.Uint16(b[2*i:])
-	}
-	return v
-}
 
 func TestReaderFixtures(t *testing.T) {
 	bins, _ := filepath.Glob(filepath.Join(fixtureDir, "edge", "*.bin"))
@@ -37,8 +26,8 @@ func TestReaderFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := loadU16(t, bin[:len(bin)-4]+".u16")
-			got, err := ReadAll(bytes.NewReader(raw), bin, 0)
+			want := parlottest.LoadU16(t, bin[:len(bin)-4]+".u16")
+			got, err := parlot.ReadAll(bytes.NewReader(raw), bin, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,8 +57,8 @@ func TestReaderOddEven4(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := loadU16(t, filepath.Join(filepath.Dir(f), "expected", filepath.Base(f)+".u16"))
-		got, err := ReadAll(bytes.NewReader(raw), f, 0)
+		want := parlottest.LoadU16(t, filepath.Join(filepath.Dir(f), "expected", filepath.Base(f)+".u16"))
+		got, err := parlot.ReadAll(bytes.NewReader(raw), f, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

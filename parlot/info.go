@@ -1,4 +1,4 @@
-package decode
+package parlot
 
 import (
 	"bufio"
@@ -47,7 +47,7 @@ func (e *InfoError) Error() string {
 func ReadFuncTable(path string) (*FuncTable, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, readError(path, err)
+		return nil, err
 	}
 	defer f.Close()
 	return ParseFuncTable(f, path)
