@@ -353,9 +353,19 @@ func Run(opt Options) (int, error) {
 		close(done)
 	}()
 
+	// The ranks of a launch share one deadline: the run's start (that of
+	// the first rank to claim the directory) plus --timeout. They end
+	// their programs at nearly the same moment, and a rank the launcher
+	// ends after that moment, because another rank's timeout fired first,
+	// timed out all the same.
 	var timer <-chan time.Time
+	var deadline time.Time
 	if opt.Timeout > 0 {
-		timer = time.After(opt.Timeout)
+		deadline = start.Add(opt.Timeout)
+		if m, err := readManifest(opt.Dir); err == nil && m != nil && !m.Start.IsZero() && m.Start.Before(start) {
+			deadline = m.Start.Add(opt.Timeout)
+		}
+		timer = time.After(time.Until(deadline))
 	}
 	var why string
 	select {
@@ -368,6 +378,10 @@ func Run(opt Options) (int, error) {
 		if sig, ok := s.(syscall.Signal); ok {
 			why = decode.SignalName(sig)
 		}
+		if why != "SIGINT" && !deadline.IsZero() && !time.Now().Before(deadline) {
+			why = "timeout"
+			r.KilledByTimeout = true
+		}
 	}
 	var snap *Snapshot
 	var notes []string
@@ -375,6 +389,11 @@ func Run(opt Options) (int, error) {
 		if why == "timeout" {
 			logf("--timeout %s expired: killing the program", opt.Timeout)
 		}
+		// Stop the program first: while its stacks are read it must not
+		// move on, nor react to other ranks ending theirs (Open MPI aborts
+		// a process whose peer died, which would leave its trace ending
+		// elsewhere than where it was blocked).
+		syscall.Kill(pid, syscall.SIGSTOP)
 		if be.snapshots() {
 			snap, err = TakeSnapshot(pid, snapshotTimeout)
 			if err != nil {
@@ -383,6 +402,7 @@ func Run(opt Options) (int, error) {
 			}
 		}
 		syscall.Kill(pid, syscall.SIGTERM)
+		syscall.Kill(pid, syscall.SIGCONT)
 		select {
 		case <-done:
 		case <-time.After(killGrace):

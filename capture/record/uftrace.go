@@ -209,10 +209,12 @@ func waitRecorder(limit time.Duration) {
 // uftrace patches a function by moving its first instructions aside; it
 // fails when they address memory relative to themselves (common in small
 // optimised leaf functions: "movsd 0x…(%rip),%xmm1") and skips functions
-// too short to hold the jump. Calls to those functions are silently missing
-// from the recording; binaries built with -pg or
-// -fpatchable-function-entry=5, or at -O0, have a patchable entry in every
-// function.
+// too short to hold the jump. It happens at -O0 too (a prologue that loads
+// a constant relative to the instruction pointer), so rebuilding without
+// optimisation does not help. Calls to those functions are silently missing
+// from the recording; binaries built with -pg, -finstrument-functions or
+// -fpatchable-function-entry=5 call uftrace from every function, and
+// nothing needs patching.
 func patchNote(log []byte) string {
 	var failed []string
 	skipped := 0
@@ -249,7 +251,7 @@ func patchNote(log []byte) string {
 	if total == 1 {
 		fns = "function"
 	}
-	return fmt.Sprintf("uftrace could not patch %d %s of the program (%s): calls to them are not in the traces; build it with -pg or -fpatchable-function-entry=5 (or at -O0) to record every function",
+	return fmt.Sprintf("uftrace could not patch %d %s of the program (%s): calls to them are not in the traces; a build with -pg (or -finstrument-functions, or -fpatchable-function-entry=5) records every function",
 		total, fns, strings.Join(what, ", "))
 }
 

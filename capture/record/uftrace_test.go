@@ -144,7 +144,7 @@ func TestRecordUnpatchedFunctions(t *testing.T) {
 		refines int
 		note    string
 	}{
-		{[]string{"-O2", "-fno-inline"}, 0, "uftrace could not patch 1 function of the program (refine): calls to them are not in the traces; build it with -pg"},
+		{[]string{"-O2", "-fno-inline"}, 0, "uftrace could not patch 1 function of the program (refine): calls to them are not in the traces; a build with -pg"},
 		{[]string{"-O2", "-fno-inline", "-pg"}, 9, ""},
 	} {
 		bin := compileC(t, t.TempDir(), "leaf", leafProg, c.flags...)
