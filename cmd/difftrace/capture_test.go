@@ -674,3 +674,78 @@ func TestCaptureSegfaultKeepsTheCall(t *testing.T) {
 		t.Errorf("capture does not say what uftrace's crash report is about:\n%s", out)
 	}
 }
+
+const longSrc = `
+static volatile long sink;
+__attribute__((noinline)) void leaf(int i) { sink += i; }
+__attribute__((noinline)) void mid(int i) { for (int j = 0; j < 4; j++) leaf(i + j); }
+int main(void) {
+	for (int i = 0; i < 2500000; i++) mid(i);
+	return 0;
+}
+`
+
+// diskUse is the space the files under dirs take on disk.
+func diskUse(dirs ...string) int64 {
+	var n int64
+	for _, d := range dirs {
+		filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				if fi, err := e.Info(); err == nil {
+					if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+						n += st.Blocks * 512
+					}
+				}
+			}
+			return nil
+		})
+	}
+	return n
+}
+
+// A long run streams: 12.5 million calls would be 400 MB of raw uftrace
+// records, but at no moment do the recording's files (the temporary
+// directory and the run directory) take more than a few MB, and the
+// traces hold every call.
+func TestCaptureStreamsLongRun(t *testing.T) {
+	needE2E(t)
+	src := filepath.Join(t.TempDir(), "long.c")
+	os.WriteFile(src, []byte(longSrc), 0o644)
+	bin := filepath.Join(filepath.Dir(src), "long")
+	if out, err := exec.Command("gcc", "-O0", "-g", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	dir, tmp := filepath.Join(t.TempDir(), "run"), t.TempDir()
+	cmd := exec.Command(difftraceBin, "capture", "-o", dir, "--", bin)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() { done <- cmd.Wait() }()
+	var peak int64
+	for running := true; running; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("capture: %v\n%s", err, out.String())
+			}
+			running = false
+		case <-time.After(20 * time.Millisecond):
+			peak = max(peak, diskUse(dir, tmp))
+		}
+	}
+	const bound = 64 << 20
+	if peak > bound {
+		t.Errorf("the recording took %d MB on disk at its peak, more than %d MB", peak>>20, bound>>20)
+	}
+	m := manifest(t, dir)
+	calls := m.Ranks[0].Threads[0].Events / 2
+	if want := uint64(1 + 2_500_000*5); calls != want {
+		t.Errorf("the trace holds %d calls, want %d", calls, want)
+	}
+	assertNoWork(t, tmp, dir)
+	t.Logf("peak %.1f MB on disk for %d calls (%d MB of raw records)", float64(peak)/(1<<20), calls, calls*32>>20)
+}
