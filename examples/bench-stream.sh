@@ -33,7 +33,7 @@ done
 # the wrapper, like capture, is the recorder's subreaper and waits for it,
 # so the time is that of a complete recording.
 cat >"$work/uftrace.sh" <<'WRAP'
-#!/usr/bin/env python3
+#!/usr/bin/python3
 import ctypes, os, sys
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 d = sys.argv[1] + "." + os.environ.get("OMPI_COMM_WORLD_RANK", "0")

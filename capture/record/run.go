@@ -272,6 +272,10 @@ type finished struct {
 // into ParLOT files and records the rank in run.json.
 func Run(opt Options) (int, error) {
 	opt.defaults()
+	// The recorder shares the node's cores with the program's ranks: one
+	// thread of Go code at a time is all it needs (it waits, and compresses
+	// what arrives), and more would only spin on cores the ranks want.
+	runtime.GOMAXPROCS(1)
 	be, prog, err := opt.check()
 	if err != nil {
 		return 1, err

@@ -42,7 +42,10 @@ const (
 	msgHeaderSize   = 8
 	infoHeaderSize  = 40
 	maxMessageBytes = 1 << 30
-	recordSize      = 16
+	// readBuffer is the receiving buffer: a few of the recorder's
+	// messages (a shared-memory buffer each, 128 KiB by default).
+	readBuffer = 4 << 20
+	recordSize = 16
 	// addrCacheSize is the number of address → ID pairs kept in front of
 	// the map (a power of two).
 	addrCacheSize = 4096
@@ -138,7 +141,18 @@ func (s *streamer) serve() {
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()
-	if err := s.read(bufio.NewReaderSize(conn, 1<<20)); err != nil {
+	// Read with blocking system calls on a copy of the socket, into a
+	// large buffer that messages are decoded in place from: a recorder
+	// sharing the node's cores with the program wakes up as seldom as it
+	// can (the runtime's poller would wake it for every segment).
+	var src io.Reader = conn
+	if tc, ok := conn.(*net.TCPConn); ok {
+		if f, err := tc.File(); err == nil {
+			defer f.Close()
+			src = f
+		}
+	}
+	if err := s.read(bufio.NewReaderSize(src, readBuffer)); err != nil {
 		s.fail(err)
 	}
 }
@@ -170,11 +184,11 @@ func (s *streamer) wait(limit time.Duration) {
 
 // read handles messages until the end message or the end of the stream.
 func (s *streamer) read(r *bufio.Reader) error {
-	var hdr [msgHeaderSize]byte
-	var body []byte
+	var big []byte
 	for {
-		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			if err == io.EOF {
+		hdr, err := r.Peek(msgHeaderSize)
+		if err != nil {
+			if err == io.EOF && len(hdr) == 0 {
 				return nil // the recorder died before its end message: keep what came
 			}
 			return fmt.Errorf("reading uftrace's records: %w", err)
@@ -182,48 +196,68 @@ func (s *streamer) read(r *bufio.Reader) error {
 		magic := binary.BigEndian.Uint16(hdr[0:])
 		typ := binary.BigEndian.Uint16(hdr[2:])
 		n := binary.BigEndian.Uint32(hdr[4:])
+		r.Discard(msgHeaderSize)
 		if magic != msgMagic {
 			return fmt.Errorf("uftrace sent a message with magic %#x, not %#x: not uftrace's recording protocol", magic, msgMagic)
 		}
 		if n > maxMessageBytes {
 			return fmt.Errorf("uftrace sent a message of %d bytes (type %d), more than this receiver takes", n, typ)
 		}
-		if cap(body) < int(n) {
-			body = make([]byte, n)
+		// A body that fits the buffer is decoded where it lies; a larger
+		// one (a symbol table) is read into a slice of its own.
+		var body []byte
+		if int(n) <= r.Size() {
+			if body, err = r.Peek(int(n)); err != nil {
+				return fmt.Errorf("reading uftrace's records: message of type %d cut short: %w", typ, err)
+			}
+		} else {
+			if cap(big) < int(n) {
+				big = make([]byte, n)
+			}
+			body = big[:n]
+			if _, err := io.ReadFull(r, body); err != nil {
+				return fmt.Errorf("reading uftrace's records: message of type %d cut short: %w", typ, err)
+			}
+			n = 0
 		}
-		body = body[:n]
-		if _, err := io.ReadFull(r, body); err != nil {
-			return fmt.Errorf("reading uftrace's records: message of type %d cut short: %w", typ, err)
-		}
-		switch typ {
-		case msgData:
-			if n < 4 {
-				return fmt.Errorf("uftrace sent a data message of %d bytes, too short for its thread id", n)
-			}
-			tid := int(int32(binary.BigEndian.Uint32(body)))
-			if err := s.data(tid, body[4:]); err != nil {
-				return err
-			}
-		case msgMetaData:
-			if err := s.metadata(body); err != nil {
-				return err
-			}
-		case msgInfo:
-			if err := s.info(body); err != nil {
-				return err
-			}
-		case msgEnd:
-			s.mu.Lock()
-			s.ended = true
-			s.mu.Unlock()
-			return nil
-		case msgDirName, msgKernelData, msgPerfData:
-			// The recorder's directory name is not used; kernel and perf
-			// data are not recorded.
-		default:
-			// A newer uftrace's message: its body has been skipped.
+		err = s.message(typ, body)
+		r.Discard(int(n))
+		if err != nil || typ == msgEnd {
+			return err
 		}
 	}
+}
+
+// message handles one message of the recorder.
+func (s *streamer) message(typ uint16, body []byte) error {
+	switch typ {
+	case msgData:
+		if len(body) < 4 {
+			return fmt.Errorf("uftrace sent a data message of %d bytes, too short for its thread id", len(body))
+		}
+		tid := int(int32(binary.BigEndian.Uint32(body)))
+		if err := s.data(tid, body[4:]); err != nil {
+			return err
+		}
+	case msgMetaData:
+		if err := s.metadata(body); err != nil {
+			return err
+		}
+	case msgInfo:
+		if err := s.info(body); err != nil {
+			return err
+		}
+	case msgEnd:
+		s.mu.Lock()
+		s.ended = true
+		s.mu.Unlock()
+	case msgDirName, msgKernelData, msgPerfData:
+		// The recorder's directory name is not used; kernel and perf
+		// data are not recorded.
+	default:
+		// A newer uftrace's message: its body is skipped.
+	}
+	return nil
 }
 
 // data compresses a buffer of thread tid's records.
