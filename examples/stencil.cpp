@@ -8,13 +8,18 @@
 // deep (about 50 distinct functions, a few thousand calls a step), so it
 // shows what folding by call structure does.
 //
-//   mpirun -np 8 ./stencil [--steps N] [--skip-bug RANK STEP]
+//   mpirun -np 8 ./stencil [--steps N] [--skip-bug RANK STEP] [--skip-send RANK STEP]
 //
 // --skip-bug RANK STEP: rank RANK skips its halo exchange in step STEP (its
 // neighbours then wait for halos that never come, and RANK itself waits
 // forever in the residual's MPI_Allreduce). The bug can also be given as
 // STENCIL_SKIP_BUG=RANK:STEP in the environment, so that the command line of
 // the normal and the faulty run is the same.
+//
+// --skip-send RANK STEP: in step STEP, rank RANK leaves out one send, the
+// halo row it owes its north neighbour RANK-1. RANK-1 waits forever in
+// MPI_Waitall; RANK itself, and every other rank, waits in the residual's
+// MPI_Allreduce: the culprit waits where its victims do.
 #include <mpi.h>
 
 #include <cmath>
@@ -110,7 +115,12 @@ class Exchanger {
     std::memcpy(sendS_.data(), f.row(f.extent().ny - 2), sendS_.size() * sizeof(double));
   }
   void post_sends() {
-    MPI_Isend(sendN_.data(), grid_.extent().nx, MPI_DOUBLE, grid_.north(), 2, grid_.comm(), &req_[2]);
+    if (skip_north_) {
+      req_[2] = MPI_REQUEST_NULL;  // the planted --skip-send bug
+      skip_north_ = false;
+    } else {
+      MPI_Isend(sendN_.data(), grid_.extent().nx, MPI_DOUBLE, grid_.north(), 2, grid_.comm(), &req_[2]);
+    }
     MPI_Isend(sendS_.data(), grid_.extent().nx, MPI_DOUBLE, grid_.south(), 1, grid_.comm(), &req_[3]);
   }
   void wait_all() { MPI_Waitall(4, req_, MPI_STATUSES_IGNORE); }
@@ -125,6 +135,12 @@ class Exchanger {
   const mesh::Grid& grid_;
   std::vector<double> sendN_, sendS_, recvN_, recvS_;
   MPI_Request req_[4];
+  bool skip_north_ = false;
+
+ public:
+  // skip_next_north_send makes the next exchange leave out its send to
+  // the north neighbour, which then waits for it forever.
+  void skip_next_north_send() { skip_north_ = true; }
 };
 
 }  // namespace halo
@@ -309,6 +325,8 @@ namespace driver {
 struct Bug {
   int rank = -1;
   int step = -1;
+  int send_rank = -1;  // --skip-send: the rank that leaves out one send
+  int send_step = -1;
 };
 
 class Simulation {
@@ -341,6 +359,7 @@ class Simulation {
   }
   void exchange(int s) {
     if (grid_.rank() == bug_.rank && s == bug_.step) return;  // the planted bug
+    if (grid_.rank() == bug_.send_rank && s == bug_.send_step) halo_.skip_next_north_send();
     halo_.exchange(u_);
   }
   void tendencies(int s) {
@@ -378,6 +397,9 @@ Bug parse_bug(int argc, char** argv) {
     if (std::strcmp(argv[i], "--skip-bug") == 0) {
       b.rank = std::atoi(argv[i + 1]);
       b.step = std::atoi(argv[i + 2]);
+    } else if (std::strcmp(argv[i], "--skip-send") == 0) {
+      b.send_rank = std::atoi(argv[i + 1]);
+      b.send_step = std::atoi(argv[i + 2]);
     }
   if (const char* env = std::getenv("STENCIL_SKIP_BUG")) {
     std::string s(env);

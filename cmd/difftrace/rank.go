@@ -15,6 +15,7 @@ import (
 	"github.com/difftrace/difftrace/cluster"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
 )
@@ -98,13 +99,26 @@ without repeating them.`,
 			if err != nil {
 				return err
 			}
+			// A faulty run that hung gets the hang analysis too: where
+			// each rank stopped, and whom to suspect.
+			var hung *hang.Report
+			if len(c.Runs) == 2 {
+				if rep, err := hang.Analyze(c, hang.Options{}); err != nil {
+					return err
+				} else if rep.Hung {
+					hung = rep
+				}
+			}
 			switch f.format {
 			case "table":
-				writeRankTable(out, c, rk, &f)
+				writeRankTable(out, c, rk, hung, &f)
 			case "json":
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(rk); err != nil {
+				if err := enc.Encode(struct {
+					*rank.Ranking
+					Hang *hang.Report `json:"hang,omitempty"`
+				}{rk, hung}); err != nil {
 					return err
 				}
 			case "csv":
@@ -265,7 +279,7 @@ func suspectList(sus []rank.Suspect, top int) string {
 	return strings.Join(parts, ", ")
 }
 
-func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, f *rankFlags) {
+func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, hung *hang.Report, f *rankFlags) {
 	procs := len(c.Processes())
 	fmt.Fprintf(out, "normal  %s\nfaulty  %s\n", rk.Normal, rk.Faulty)
 	fmt.Fprintf(out, "traces  %d threads in %d processes\n", len(c.IDs), procs)
@@ -301,6 +315,9 @@ func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, f *rank
 		fmt.Fprintf(out, "note: %s\n", n)
 	}
 	writeRunWide(out, rk.RunWide)
+	if hung != nil {
+		hung.WriteBrief(out)
+	}
 	out.Write([]byte("\n"))
 
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)

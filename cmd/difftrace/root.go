@@ -40,7 +40,7 @@ one of them changed (diffNLR).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%v (see %s --help)", err, c.CommandPath())
 	})
-	root.AddCommand(newInfoCmd(), newDecodeCmd(), newStatsCmd(), newConvertCmd(), newCaptureCmd(),
+	root.AddCommand(newInfoCmd(), newDecodeCmd(), newStatsCmd(), newConvertCmd(), newCaptureCmd(), newHangCmd(),
 		newFilterCmd(), newNLRCmd(), newLatticeCmd(), newJSMCmd(), newRankCmd(), newDiffNLRCmd())
 	return root
 }

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/draw"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/hang"
+	"github.com/difftrace/difftrace/nlr"
+)
+
+type hangFlags struct {
+	analysisFlags
+	format string
+	rows   int
+	outs   []string
+}
+
+func newHangCmd() *cobra.Command {
+	var f hangFlags
+	cmd := &cobra.Command{
+		Use:   "hang RUN [NORMAL] [-o classes.svg|.png|.dot|.json]...",
+		Short: "Say where the ranks of a hung run stopped, how far each got, and whom to suspect",
+		Long: `hang reads a run in which some ranks did not exit normally (run.json says so:
+a --timeout, a crash, MPI_Abort, the launcher ending the job) and answers three
+questions:
+
+  classes   where did each trace stop: traces grouped by the call stack they
+            ended in, as a call-prefix tree with compact rank lists
+            ([0-1,3-5]), as STAT draws a hung job;
+  progress  how far did each get: its calls under --filter, the iteration of
+            the loop its end is in, and, given the NORMAL run, how much of
+            that run's calls it made before it parted from it or stopped;
+            least-progressed first;
+  suspects  whom to look at first, each with one line of reason. Given the
+            NORMAL run, the traces that did something their normal run did
+            not before they stopped (the others only stopped: they wait for
+            the culprit); without one, or when none did, the traces that got
+            least far and those that ended where no peer did.
+
+A run in which every rank exited with status 0 gives "no hang: every rank
+exited normally" and exit status 0.
+
+With -o, the file's extension picks the output: .svg, .png or .dot draws the
+classes' tree, .json writes the whole report (classes, progress, suspects).`,
+		Example: `  difftrace hang testdata/runs/stencil-skipbug testdata/runs/stencil-normal
+  difftrace hang dlbug/ -o classes.svg
+  difftrace hang faulty/ normal/ --format json`,
+		Args:              runArgs(1, 2),
+		ValidArgsFunction: completeRunDir,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			flt, err := filters.Parse(f.filter)
+			if err != nil {
+				return fmt.Errorf("--filter: %v", err)
+			}
+			if f.k < 1 || f.k > nlr.MaxK {
+				return fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", f.k, nlr.MaxK)
+			}
+			if f.format != "text" && f.format != "json" {
+				return fmt.Errorf("--format %s: give text or json", f.format)
+			}
+			for _, o := range f.outs {
+				if !hasExt(o, ".json") {
+					if _, err := draw.FormatOf(o); err != nil {
+						return fmt.Errorf("-o %s: %v (or .json for the report)", o, err)
+					}
+				}
+			}
+			// The normal run comes first in a comparison.
+			dirs := args[:1]
+			if len(args) == 2 {
+				dirs = []string{args[1], args[0]}
+			}
+			c, err := f.openComparison(cmd, dirs)
+			if err != nil {
+				return err
+			}
+			rep, err := hang.Analyze(c, hang.Options{Filter: flt, K: f.k})
+			if err != nil {
+				return err
+			}
+			printNotes(cmd, c.Notes())
+			out, err := createOutput("", cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			if f.format == "json" {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else if err := rep.WriteText(out, f.rows); err != nil {
+				return err
+			}
+			if err := out.Commit(); err != nil {
+				return err
+			}
+			return writeOutputs(cmd.ErrOrStderr(), f.outs, args, func(i int, o *output) error {
+				if hasExt(f.outs[i], ".json") {
+					enc := json.NewEncoder(o)
+					enc.SetIndent("", "  ")
+					return enc.Encode(rep)
+				}
+				format, _ := draw.FormatOf(f.outs[i])
+				if format == draw.DOT {
+					_, err := o.Write(rep.Dot())
+					return err
+				}
+				pic, err := draw.Render(context.Background(), rep.Dot(), format)
+				if err != nil {
+					return fmt.Errorf("drawing %s: %v", f.outs[i], err)
+				}
+				_, err = o.Write(pic)
+				return err
+			})
+		},
+	}
+	f.register(cmd)
+	f.registerFilter(cmd, hang.DefaultFilter)
+	f.registerK(cmd)
+	cmd.Flags().StringVar(&f.format, "format", "text", "text or json")
+	cmd.Flags().IntVar(&f.rows, "rows", 20, "progress rows to print (0: all)")
+	cmd.Flags().StringArrayVarP(&f.outs, "output", "o", nil, "draw the classes to this file (.svg, .png, .dot) or write the report (.json); repeatable")
+	completeWords(cmd, "format", "text", "json")
+	return cmd
+}
+
+// hasExt reports whether path ends in ext, in any case.
+func hasExt(path, ext string) bool {
+	return len(path) >= len(ext) && strings.EqualFold(path[len(path)-len(ext):], ext)
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// hangJSON runs `difftrace hang RUN [NORMAL] --format json` and decodes it.
+func hangJSON(t *testing.T, args ...string) (rep struct {
+	Hung     bool            `json:"hung"`
+	Ended    string          `json:"ended"`
+	Classes  json.RawMessage `json:"classes"`
+	Progress []struct {
+		Trace string   `json:"trace"`
+		End   []string `json:"end"`
+	} `json:"progress"`
+	Suspects []struct {
+		Trace  string `json:"trace"`
+		Reason string `json:"reason"`
+	} `json:"suspects"`
+	Notes []string `json:"notes"`
+}) {
+	t.Helper()
+	out := ok(t, append(append([]string{"hang"}, args...), "--format", "json")...)
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("hang --format json: %v\n%s", err, out)
+	}
+	return rep
+}
+
+// TestHang records hung runs of the examples at ranks and steps other than
+// the committed runs', and checks whom hang suspects: the rank that stopped
+// sending in the odd/even sort; only the rank that skipped its exchange in
+// the stencil; the rank that left out one send although its north
+// neighbour is the one stuck in MPI_Waitall. A clean run is no hang.
+func TestHang(t *testing.T) {
+	needE2E(t)
+	dir := t.TempDir()
+	run := func(name string, np int, flags []string, prog string, args ...string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		captureMPI(t, np, p, flags, prog, args...)
+		waitRun(t, p, np)
+		return p
+	}
+	timeout := []string{"--timeout", "10s"}
+	suspects := func(args ...string) []string {
+		t.Helper()
+		rep := hangJSON(t, args...)
+		if !rep.Hung || rep.Suspects == nil {
+			t.Fatalf("hang %v: hung %v, suspects %v", args, rep.Hung, rep.Suspects)
+		}
+		var s []string
+		for _, x := range rep.Suspects {
+			s = append(s, x.Trace)
+			if x.Reason == "" {
+				t.Errorf("hang %v: suspect %s without a reason", args, x.Trace)
+			}
+		}
+		return s
+	}
+
+	t.Run("oddeven", func(t *testing.T) {
+		normal := run("oddeven-normal", 12, nil, "oddeven")
+		dl := run("oddeven-dl", 12, timeout, "oddeven", "--deadlock-bug", "3", "4")
+		for _, args := range [][]string{{dl, normal}, {dl}} {
+			if s := suspects(args...); !slices.Contains(s, "3.0") {
+				t.Errorf("hang %v: suspects %v, want rank 3 among them", args, s)
+			}
+		}
+		clean := hangJSON(t, normal)
+		if clean.Hung || clean.Ended != "no hang: every rank exited normally" || clean.Suspects == nil || clean.Progress == nil {
+			t.Errorf("a clean run: %+v", clean)
+		}
+		if out := ok(t, "hang", normal); !strings.Contains(out, "no hang: every rank exited normally") {
+			t.Errorf("hang of a clean run:\n%s", out)
+		}
+	})
+
+	t.Run("stencil", func(t *testing.T) {
+		normal := run("stencil-normal", 6, nil, "stencil")
+		skip := run("stencil-skip", 6, timeout, "stencil", "--skip-bug", "4", "2")
+		if s := suspects(skip, normal); !slices.Equal(s, []string{"4.0"}) {
+			t.Errorf("skipped exchange: suspects %v, want rank 4 alone", s)
+		}
+		send := run("stencil-send", 6, timeout, "stencil", "--skip-send", "2", "3")
+		rep := hangJSON(t, send, normal)
+		var s []string
+		for _, x := range rep.Suspects {
+			s = append(s, x.Trace)
+		}
+		if !slices.Contains(s, "2.0") {
+			t.Errorf("left-out send: suspects %v, want rank 2 among them", s)
+		}
+		for _, p := range rep.Progress {
+			if p.Trace == "1.0" && (len(p.End) == 0 || p.End[len(p.End)-1] != "MPI_Waitall") {
+				t.Errorf("rank 1 ended in %v, want MPI_Waitall", p.End)
+			}
+		}
+		text := ok(t, "hang", send, normal)
+		if !strings.Contains(text, "MPI_Waitall [1]") || !strings.Contains(text, "suspects:\n  2.0  parted from its normal run") {
+			t.Errorf("hang's text:\n%s", text)
+		}
+	})
+}

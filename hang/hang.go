@@ -1,0 +1,464 @@
+// Package hang tells who is to blame when a run hangs: where each trace
+// ended (classes of traces by their end stack, as a call-prefix tree, the
+// way STAT shows a hung job), how far each got (its progress, in the loops
+// of its folded calls and, given a normal run, against that run), and the
+// traces to look at first (suspects), each with its reason.
+//
+// In a hang every rank stops, and the ranks left waiting for the culprit
+// stop in the most telling places (the one stuck in MPI_Waitall for a send
+// that never came); the culprit itself may wait in a collective like
+// everyone else. Given the normal run, the culprit is the trace that did
+// something its normal counterpart did not (it parted from it), where the
+// others only stopped. Without one, the least-progressed traces and those
+// that ended where no peer did are the suspects.
+package hang
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// DefaultFilter is the calls progress and first differences are measured
+// on: communication and synchronisation.
+const DefaultFilter = "mpi+omp+omp.crit+omp.mutex"
+
+// Options configure Analyze.
+type Options struct {
+	Filter *filters.Filter // nil: DefaultFilter
+	K      int             // NLR window (0: 10)
+}
+
+// Report is the hang analysis of a run.
+type Report struct {
+	Run    string `json:"run"`
+	Normal string `json:"normal,omitempty"`
+	// Hung is false when every rank exited with status 0: then Ended says
+	// so and nothing else is filled in.
+	Hung  bool   `json:"hung"`
+	Ended string `json:"ended"`
+	// Filter is the calls Progress counts.
+	Filter   string     `json:"filter"`
+	Classes  *Node      `json:"classes"`
+	Progress []Progress `json:"progress"`
+	Suspects []Suspect  `json:"suspects"`
+	// Loops defines the loops Progress and Suspects name ("L0" → its
+	// body's first calls).
+	Loops map[string]string `json:"loops"`
+	Notes []string          `json:"notes"`
+}
+
+// Progress is how far one trace got.
+type Progress struct {
+	Trace trace.ID `json:"trace"`
+	// Calls counts its calls under the filter; Loops are the loops its
+	// end is in, outermost first (in its own folded calls).
+	Calls uint64          `json:"calls"`
+	Loops []diffnlr.Place `json:"loops"`
+	// With a normal run: NormalCalls counts the normal trace's calls, and
+	// Reached how many of them the trace made before it parted from it or
+	// stopped (Fraction = Reached / NormalCalls).
+	NormalCalls uint64  `json:"normal_calls,omitempty"`
+	Reached     uint64  `json:"reached,omitempty"`
+	Fraction    float64 `json:"fraction,omitempty"`
+	// End is the call stack the trace ended in, innermost last.
+	End []string `json:"end"`
+	// Where says it in words: "iteration 7 of L0, 42% of the normal run".
+	Where string `json:"where"`
+}
+
+// Suspect is a trace to look at first, and why.
+type Suspect struct {
+	Trace  trace.ID `json:"trace"`
+	Reason string   `json:"reason"`
+}
+
+// Analyze analyses the last run of c (c holds it alone, or a normal run
+// and it).
+func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
+	if opt.Filter == nil {
+		opt.Filter = filters.MustParse(DefaultFilter)
+	}
+	if opt.K == 0 {
+		opt.K = 10
+	}
+	r := len(c.Runs) - 1
+	run := c.Runs[r]
+	rep := &Report{Run: run.Dir, Filter: opt.Filter.Name(), Progress: []Progress{}, Suspects: []Suspect{}, Loops: map[string]string{}, Notes: []string{}}
+	if r > 0 {
+		rep.Normal = c.Runs[0].Dir
+	}
+	hung, ended := howEnded(run.Manifest)
+	rep.Hung, rep.Ended = hung, ended
+	if !hung {
+		return rep, nil
+	}
+
+	// Where each trace ended.
+	var ids []trace.ID
+	var idx []int
+	for i, id := range c.IDs {
+		if c.Has(r, i) {
+			ids = append(ids, id)
+			idx = append(idx, i)
+		}
+	}
+	stacks := make([][]string, len(ids))
+	for j, id := range ids {
+		st, err := endStack(run, id)
+		if err != nil {
+			return nil, err
+		}
+		stacks[j] = st
+	}
+	rep.Classes = buildTree(ids, stacks)
+
+	// How far each got.
+	nls, err := c.Recognize([]*filters.Filter{opt.Filter}, []int{opt.K})
+	if err != nil {
+		return nil, err
+	}
+	n := nls[0]
+	firsts := map[trace.ID]diffnlr.First{}
+	for j, id := range ids {
+		i := idx[j]
+		seq := n.Seq(r, i)
+		p := Progress{Trace: id, Calls: size(n.Table, seq), Loops: endPlaces(n.Table, seq), End: stacks[j]}
+		if p.Loops == nil {
+			p.Loops = []diffnlr.Place{}
+		}
+		if r > 0 && c.Has(0, i) {
+			ns := n.Seq(0, i)
+			p.NormalCalls = size(n.Table, ns)
+			p.Reached = min(p.Calls, p.NormalCalls)
+			if f, ok := diffnlr.FirstDifference(n.Table, ns, seq); ok {
+				p.Reached = f.Common
+				firsts[id] = f
+			}
+			if p.NormalCalls > 0 {
+				p.Fraction = float64(p.Reached) / float64(p.NormalCalls)
+			}
+		}
+		p.Where = where(p, r > 0)
+		rep.Progress = append(rep.Progress, p)
+	}
+	slices.SortStableFunc(rep.Progress, func(a, b Progress) int {
+		if r > 0 && a.Fraction != b.Fraction {
+			if a.Fraction < b.Fraction {
+				return -1
+			}
+			return 1
+		}
+		if a.Calls != b.Calls {
+			if a.Calls < b.Calls {
+				return -1
+			}
+			return 1
+		}
+		return a.Trace.Compare(b.Trace)
+	})
+
+	// Who to look at first.
+	name := func(s trace.Symbol) string { return c.Symbols.Label(s) }
+	if r > 0 {
+		var parted []Progress
+		for _, p := range rep.Progress {
+			if f, ok := firsts[p.Trace]; ok && !(f.FaultyEnded && len(f.Faulty) == 0) {
+				parted = append(parted, p)
+			}
+		}
+		for _, p := range parted {
+			f := firsts[p.Trace]
+			rep.Suspects = append(rep.Suspects, Suspect{p.Trace, "parted from its normal run before it stopped: " + strings.TrimPrefix(f.Text(name, nil), "first difference: ") + " (" + p.Where + ")"})
+		}
+	}
+	if len(rep.Suspects) == 0 {
+		rep.Suspects = fallbackSuspects(rep, r > 0)
+	}
+	// Define the loops the words name.
+	used := map[int32]bool{}
+	for _, p := range rep.Progress {
+		for _, l := range p.Loops {
+			used[l.Loop] = true
+		}
+	}
+	for _, f := range firsts {
+		for _, l := range f.Loops {
+			used[l.Loop] = true
+		}
+	}
+	for id := range used {
+		rep.Loops[fmt.Sprintf("L%d", id)] = body(n.Table, id, name)
+	}
+	if r > 0 && len(rep.Suspects) > 0 && !strings.HasPrefix(rep.Suspects[0].Reason, "parted") {
+		rep.Notes = append(rep.Notes, "no trace did anything its normal run did not before it stopped (under "+rep.Filter+"): the suspects are those that got least far, or ended where no peer did")
+	}
+	return rep, nil
+}
+
+// fallbackSuspects are, without a trace that parted from its normal run,
+// the traces that got least far among their peers, and those that ended
+// where no peer did. Peers are the traces whose end is in the same loop
+// (the same body: in an SPMD program the ranks of one role, the odd ranks
+// of an odd/even sort, say): iterations of different loops, or calls of
+// ranks with different roles, do not compare.
+func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
+	out := []Suspect{}
+	if len(rep.Progress) == 0 {
+		return out
+	}
+	key := func(p Progress) int32 {
+		if len(p.Loops) == 0 {
+			return -1
+		}
+		return p.Loops[0].Loop
+	}
+	behind := func(a, b Progress) bool { // a got less far than b
+		if withNormal && a.Fraction != b.Fraction {
+			return a.Fraction < b.Fraction
+		}
+		if len(a.Loops) > 0 && len(b.Loops) > 0 && a.Loops[0].Iteration != b.Loops[0].Iteration {
+			return a.Loops[0].Iteration < b.Loops[0].Iteration
+		}
+		return a.Calls < b.Calls
+	}
+	groups := map[int32][]Progress{}
+	var keys []int32
+	for _, p := range rep.Progress {
+		if withNormal && p.NormalCalls > 0 && p.Fraction >= 1 {
+			continue // it made every call of its normal run
+		}
+		k := key(p)
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	seen := map[trace.ID]bool{}
+	done := map[trace.ID]bool{} // made every call of its normal run
+	for _, k := range keys {
+		g := groups[k]
+		least, most := g[0], g[0]
+		for _, p := range g[1:] {
+			if behind(p, least) {
+				least = p
+			}
+			if behind(most, p) {
+				most = p
+			}
+		}
+		if len(g) < 2 || !behind(least, most) {
+			continue
+		}
+		peers := "its " + strconv.Itoa(len(g)-1) + plural(len(g)-1, " peer", " peers")
+		if k >= 0 {
+			peers += fmt.Sprintf(" in L%d", k)
+		}
+		for _, p := range g {
+			if !behind(p, least) && !behind(least, p) {
+				seen[p.Trace] = true
+				out = append(out, Suspect{p.Trace, "got least far of " + peers + ": " + p.Where + " (the furthest: " + most.Where + "), stopped in " + last(p.End)})
+			}
+		}
+	}
+	progress := map[trace.ID]Progress{}
+	rankOf := map[trace.ID]int{}
+	for i, p := range rep.Progress {
+		progress[p.Trace] = p
+		rankOf[p.Trace] = i
+		if withNormal && p.NormalCalls > 0 && p.Fraction >= 1 {
+			done[p.Trace] = true
+		}
+	}
+	leaves := rep.Classes.Leaves()
+	if len(rep.Progress) >= 3 && len(leaves) > 1 {
+		for _, l := range leaves {
+			if id := l.Traces[0]; l.Ended == 1 && len(l.Traces) == 1 && !seen[id] && !done[id] {
+				out = append(out, Suspect{id, "the only trace that ended in " + last(progress[id].End) + " (" + progress[id].Where + ")"})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Suspect) int { return rankOf[a.Trace] - rankOf[b.Trace] })
+	if len(out) == 0 {
+		// Every group at one point: the least-progressed trace overall.
+		p := rep.Progress[0]
+		out = append(out, Suspect{p.Trace, "got least far: " + p.Where + ", stopped in " + last(p.End)})
+	}
+	return out
+}
+
+func last(st []string) string {
+	if len(st) == 0 {
+		return "no call (it had returned from all)"
+	}
+	return st[len(st)-1]
+}
+
+// where words a trace's progress.
+func where(p Progress, withNormal bool) string {
+	var parts []string
+	for _, l := range p.Loops {
+		parts = append(parts, fmt.Sprintf("iteration %d of L%d", l.Iteration, l.Loop))
+	}
+	s := fmt.Sprintf("%d %s", p.Calls, plural(int(min(p.Calls, 2)), "call", "calls"))
+	if len(parts) > 0 {
+		s = strings.Join(parts, " > ") + ", " + s
+	}
+	if withNormal && p.NormalCalls > 0 {
+		s += fmt.Sprintf(", %.0f%% of the normal run", 100*p.Fraction)
+	}
+	return s
+}
+
+// howEnded reads the manifest: hung is false when every rank exited with
+// status 0.
+func howEnded(m *decode.Manifest) (hung bool, ended string) {
+	if m == nil || len(m.Ranks) == 0 {
+		return true, "the run does not say how its ranks ended (no run.json): analysed as a hang"
+	}
+	byStatus := map[string][]int{}
+	var order []string
+	for _, r := range m.Ranks {
+		st := r.Status
+		if st == "" {
+			switch {
+			case r.KilledByTimeout:
+				st = "timed out"
+			case r.Signal != "":
+				st = "signal " + r.Signal
+			case r.Exited:
+				st = fmt.Sprintf("exited %d", r.ExitStatus)
+			default:
+				st = "no record of its end"
+			}
+		}
+		if byStatus[st] == nil {
+			order = append(order, st)
+		}
+		byStatus[st] = append(byStatus[st], r.Rank)
+	}
+	if len(order) == 1 && order[0] == "exited 0" {
+		return false, "no hang: every rank exited normally"
+	}
+	var parts []string
+	for _, st := range order {
+		rs := byStatus[st]
+		slices.Sort(rs)
+		parts = append(parts, fmt.Sprintf("%s [%s]", st, ranges(rs)))
+	}
+	return true, strings.Join(parts, "; ")
+}
+
+// endStack is the call stack trace id of run ended in, outermost first,
+// each frame by its short name.
+func endStack(run *decode.Run, id trace.ID) ([]string, error) {
+	var st []trace.Symbol
+	err := run.Stream(id, func(chunk []trace.Symbol) error {
+		for _, s := range chunk {
+			if s == trace.Return {
+				if len(st) > 0 {
+					st = st[:len(st)-1]
+				}
+			} else {
+				st = append(st, s)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(st))
+	for i, s := range st {
+		n := run.Symbols.Name(s)
+		out[i] = n.Qualify(n.Brief())
+	}
+	return out, nil
+}
+
+// size counts the calls a folded sequence stands for.
+func size(t *nlr.Table, s nlr.Sequence) uint64 {
+	memo := map[int32]uint64{}
+	var elem func(e nlr.Element) uint64
+	elem = func(e nlr.Element) uint64 {
+		if !e.IsLoop() {
+			return 1
+		}
+		body, ok := memo[e.Loop]
+		if !ok {
+			for _, x := range t.Body(e.Loop) {
+				body += elem(x)
+			}
+			memo[e.Loop] = body
+		}
+		return body * uint64(e.Count)
+	}
+	var n uint64
+	for _, e := range s {
+		n += elem(e)
+	}
+	return n
+}
+
+// endPlaces finds the loops the end of a folded trace is in: a trace that
+// stopped inside an iteration ends with the first elements of the body of
+// the loop before them (L0^7 followed by the start of L0's body is in
+// iteration 8 of L0; when that start ends in fewer iterations of an inner
+// loop than the body has, the inner loop's iteration follows).
+func endPlaces(t *nlr.Table, s nlr.Sequence) []diffnlr.Place {
+	j := -1
+	for k := len(s) - 1; k >= 0; k-- {
+		if s[k].IsLoop() {
+			j = k
+			break
+		}
+	}
+	if j < 0 {
+		return nil
+	}
+	lp, tail := s[j], s[j+1:]
+	body := t.Body(lp.Loop)
+	if len(tail) == 0 {
+		// It stopped right after an iteration (or inside one whose start
+		// folded into the loop): the last one.
+		return []diffnlr.Place{{Loop: lp.Loop, Iteration: lp.Count, Count: lp.Count}}
+	}
+	if len(tail) >= len(body) || !slices.Equal(tail[:len(tail)-1], body[:len(tail)-1]) {
+		return nil
+	}
+	lastT, lastB := tail[len(tail)-1], body[len(tail)-1]
+	next := diffnlr.Place{Loop: lp.Loop, Iteration: lp.Count + 1, Count: lp.Count + 1}
+	switch {
+	case lastT == lastB:
+		return []diffnlr.Place{next}
+	case lastT.IsLoop() && lastT.Loop == lastB.Loop && lastT.Count < lastB.Count:
+		return []diffnlr.Place{next, {Loop: lastT.Loop, Iteration: lastT.Count + 1, Count: lastB.Count}}
+	}
+	return nil
+}
+
+// body words a loop's body: its first calls, "[MPI_Irecv, MPI_Isend, L2^4, …]".
+func body(t *nlr.Table, id int32, name func(trace.Symbol) string) string {
+	const most = 6
+	var parts []string
+	for i, e := range t.Body(id) {
+		if i == most {
+			parts = append(parts, "…")
+			break
+		}
+		if e.IsLoop() {
+			parts = append(parts, fmt.Sprintf("L%d^%d", e.Loop, e.Count))
+		} else {
+			parts = append(parts, name(e.Sym))
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

@@ -1,0 +1,97 @@
+package hang
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/trace"
+)
+
+func TestList(t *testing.T) {
+	ids := func(ps ...[2]int) []trace.ID {
+		var out []trace.ID
+		for _, p := range ps {
+			out = append(out, trace.ID{Proc: p[0], Thread: p[1]})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		ids  []trace.ID
+		want string
+	}{
+		{ids([2]int{5, 0}, [2]int{0, 0}, [2]int{1, 0}, [2]int{3, 0}, [2]int{4, 0}, [2]int{9, 0}), "[0-1,3-5,9]"},
+		{ids([2]int{0, 0}), "[0]"},
+		{ids([2]int{0, 1}, [2]int{0, 2}, [2]int{0, 3}, [2]int{2, 1}, [2]int{3, 0}), "0.[1-3], 2.1, 3.0"},
+	} {
+		if got := List(c.ids); got != c.want {
+			t.Errorf("List(%v) = %q, want %q", c.ids, got, c.want)
+		}
+	}
+}
+
+// The tree merges the frames every trace of a node passes through, and
+// parts where the stacks do.
+func TestBuildTree(t *testing.T) {
+	ids := []trace.ID{{Proc: 0}, {Proc: 1}, {Proc: 2}, {Proc: 3}}
+	stacks := [][]string{
+		{"main", "step", "MPI_Allreduce"},
+		{"main", "step", "exchange", "MPI_Waitall"},
+		{"main", "step", "MPI_Allreduce"},
+		{"main", "step", "MPI_Allreduce"},
+	}
+	root := buildTree(ids, stacks)
+	var b strings.Builder
+	root.writeTree(&b, "", true, true)
+	want := `  all traces [0-3]
+  └─ main > step [0-3]
+     ├─ MPI_Allreduce [0,2-3]   3 traces
+     └─ exchange > MPI_Waitall [1]   1 trace
+`
+	if b.String() != want {
+		t.Errorf("tree:\n%s\nwant:\n%s", b.String(), want)
+	}
+	leaves := root.Leaves()
+	if len(leaves) != 2 || leaves[0].Ended != 3 || !slices.Equal(leaves[1].Traces, []trace.ID{{Proc: 1}}) {
+		t.Errorf("leaves: %+v", leaves)
+	}
+	if dot := string(root.dot()); !strings.Contains(dot, `"exchange\nMPI_Waitall\n[1]"`) || !strings.Contains(dot, `[label="3"]`) {
+		t.Errorf("dot:\n%s", dot)
+	}
+}
+
+// A trace that stopped inside an iteration ends with the start of the
+// loop's body; one that stopped between iterations, with the loop.
+func TestEndPlaces(t *testing.T) {
+	const a, b, c, d = 1, 2, 3, 4
+	steps := func(n int, tail ...trace.Symbol) []trace.Symbol {
+		s := []trace.Symbol{d}
+		for range n {
+			s = append(s, a, b, c)
+		}
+		return append(s, tail...)
+	}
+	seqs, tab, err := nlr.Recognize([]nlr.Input{
+		{ID: trace.ID{Proc: 0}, Symbols: steps(7, a, b)}, {ID: trace.ID{Proc: 1}, Symbols: steps(7)},
+		{ID: trace.ID{Proc: 2}, Symbols: steps(7, b)}, {ID: trace.ID{Proc: 3}, Symbols: []trace.Symbol{a, b}},
+	}, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l0 := seqs[1][1].Loop
+	for i, want := range [][]diffnlr.Place{
+		{{Loop: l0, Iteration: 8, Count: 8}},
+		{{Loop: l0, Iteration: 7, Count: 7}},
+		nil,
+		nil,
+	} {
+		if got := endPlaces(tab, seqs[i]); !slices.Equal(got, want) {
+			t.Errorf("endPlaces(%v) = %v, want %v", seqs[i], got, want)
+		}
+	}
+	if n := size(tab, seqs[0]); n != 24 {
+		t.Errorf("size = %d, want 24", n)
+	}
+}

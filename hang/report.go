@@ -1,0 +1,109 @@
+package hang
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText prints the report: how the run ended, the classes as a tree,
+// the progress of each trace (least first, at most rows of them; rows ≤ 0
+// prints all) and the suspects with their reasons.
+func (rep *Report) WriteText(w io.Writer, rows int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "run     %s\n", rep.Run)
+	if rep.Normal != "" {
+		fmt.Fprintf(&b, "normal  %s\n", rep.Normal)
+	}
+	if !rep.Hung {
+		fmt.Fprintf(&b, "%s\n", rep.Ended)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "ended   %s\n", rep.Ended)
+	b.WriteString("\nwhere the traces ended (classes, by call stack):\n")
+	rep.Classes.writeTree(&b, "", true, true)
+
+	fmt.Fprintf(&b, "\nprogress, least first (calls under %s):\n", rep.Filter)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  TRACE\tWHERE\tSTOPPED IN")
+	for i, p := range rep.Progress {
+		if rows > 0 && i == rows {
+			fmt.Fprintf(tw, "  … %d more (--rows 0 shows all)\t\t\n", len(rep.Progress)-rows)
+			break
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", p.Trace, p.Where, last(p.End))
+	}
+	tw.Flush()
+
+	b.WriteString("\nsuspects:\n")
+	if len(rep.Suspects) == 0 {
+		b.WriteString("  none\n")
+	}
+	for _, s := range rep.Suspects {
+		fmt.Fprintf(&b, "  %s  %s\n", s.Trace, s.Reason)
+	}
+	writeLoops(&b, rep.Loops, "")
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeLoops lists the loops the report names, in ID order.
+func writeLoops(b *strings.Builder, loops map[string]string, indent string) {
+	if len(loops) == 0 {
+		return
+	}
+	ids := slices.Collect(maps.Keys(loops))
+	slices.SortFunc(ids, func(a, c string) int {
+		x, _ := strconv.Atoi(a[1:])
+		y, _ := strconv.Atoi(c[1:])
+		return x - y
+	})
+	fmt.Fprintf(b, "%sloops:\n", indent)
+	for _, id := range ids {
+		fmt.Fprintf(b, "%s  %s = %s\n", indent, id, loops[id])
+	}
+}
+
+// Dot is the classes' tree as Graphviz source, for draw.Render.
+func (rep *Report) Dot() []byte {
+	if rep.Classes == nil {
+		return []byte("digraph hang {\n\tn0 [shape=box, label=" + fmt.Sprintf("%q", rep.Ended) + "];\n}\n")
+	}
+	return rep.Classes.dot()
+}
+
+// WriteBrief prints how the run ended, the classes and the suspects: the
+// hang section another report (rank's) puts above its own.
+func (rep *Report) WriteBrief(w io.Writer) error {
+	if !rep.Hung {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "hang    %s\n", rep.Ended)
+	b.WriteString("        where the traces ended:\n")
+	var tree strings.Builder
+	rep.Classes.writeTree(&tree, "", true, true)
+	for _, l := range strings.SplitAfter(tree.String(), "\n") {
+		if l != "" {
+			b.WriteString("      " + l)
+		}
+	}
+	b.WriteString("        suspects (difftrace hang for the details):\n")
+	if len(rep.Suspects) == 0 {
+		b.WriteString("          none\n")
+	}
+	for _, s := range rep.Suspects {
+		fmt.Fprintf(&b, "          %s  %s\n", s.Trace, s.Reason)
+	}
+	writeLoops(&b, rep.Loops, "        ")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
