@@ -198,6 +198,7 @@ func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
 	for id := range used {
 		rep.Loops[fmt.Sprintf("L%d", id)] = body(n.Table, id, name)
 	}
+	rep.Notes = append(rep.Notes, "the traces hold no call arguments, so who waits for whom (the peers of point-to-point calls) is not known: the suspects come from where the traces stopped and how far they got")
 	if r > 0 && len(rep.Suspects) > 0 && !strings.HasPrefix(rep.Suspects[0].Reason, "parted") {
 		rep.Notes = append(rep.Notes, "no trace did anything its normal run did not before it stopped (under "+rep.Filter+"): the suspects are those that got least far, or ended where no peer did")
 	}
