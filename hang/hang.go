@@ -287,7 +287,22 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Suspect) int { return rankOf[a.Trace] - rankOf[b.Trace] })
+	// Least progressed first; given the normal run, a trace that ended
+	// where no peer did (and had not finished) before those: a rank that
+	// went ahead of its peers, past a collective it skipped, say, looks
+	// more progressed than the ones it left waiting.
+	lone := func(x Suspect) int {
+		if withNormal && strings.HasPrefix(x.Reason, "the only trace") {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(out, func(a, b Suspect) int {
+		if la, lb := lone(a), lone(b); la != lb {
+			return la - lb
+		}
+		return rankOf[a.Trace] - rankOf[b.Trace]
+	})
 	if len(out) == 0 {
 		// Every group at one point: the least-progressed trace overall.
 		p := rep.Progress[0]

@@ -26,6 +26,9 @@ type View struct {
 	// not of the consensus leader but of the leading trace that parted from
 	// its normal run before it stopped (see Comparison.partedFirst).
 	Parted bool `json:"parted,omitempty"`
+	// Culprit, when the trace is the first suspect of a hang analysis
+	// (Grid.Culprit), says why it is suspected.
+	Culprit string `json:"culprit,omitempty"`
 }
 
 // Fold recognises the loops of every trace under each filter (named by its

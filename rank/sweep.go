@@ -27,6 +27,10 @@ type Grid struct {
 	// of the grid (they would repeat its rows). A default grid is pruned;
 	// filters a user names are kept as they are.
 	Prune bool
+	// Culprit, if set, names the trace to suggest when the faulty run did
+	// not end normally (the first suspect of a hang analysis) and why;
+	// ok false leaves the choice to the sweep (partedFirst).
+	Culprit func() (id trace.ID, why string, ok bool)
 }
 
 // DefaultKs, DefaultLinkages: the default grid's K and linkages. K = 10 is
@@ -255,8 +259,14 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 			}
 			return out, nil
 		}
-		parted := false
-		if p, ok := c.partedFirst(nlrs[len(nlrs)-len(g.Ks)], rk.ThreadVotes); ok {
+		parted, culprit := false, ""
+		if p, why, ok := g.culprit(c); ok {
+			if c.singleThreaded() {
+				p = p.Process()
+			}
+			parted, culprit = p != id, why
+			id = p
+		} else if p, ok := c.partedFirst(nlrs[len(nlrs)-len(g.Ks)], rk.ThreadVotes); ok {
 			parted = p != id
 			id = p
 		}
@@ -266,6 +276,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		}
 		if ok {
 			v.Parted = parted
+			v.Culprit = culprit
 			rk.Suggestion = &v
 			if nl, err := fold([]string{v.Filter}, []int{v.K}); err == nil {
 				rk.Notes = append(rk.Notes, nl[0].UnfoldedNotes(v.Trace)...)
@@ -273,6 +284,17 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		}
 	}
 	return rk, nil
+}
+
+// culprit asks g.Culprit, when the faulty run did not end normally.
+func (g Grid) culprit(c *Comparison) (trace.ID, string, bool) {
+	if g.Culprit == nil || len(c.Runs) < 2 {
+		return trace.ID{}, "", false
+	}
+	if bad, _ := badEnding(c.Runs[Faulty]); bad == "" {
+		return trace.ID{}, "", false
+	}
+	return g.Culprit()
 }
 
 // partedFirst finds, when the faulty run did not end normally (some rank

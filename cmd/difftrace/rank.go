@@ -18,6 +18,7 @@ import (
 	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/trace"
 )
 
 type rankFlags struct {
@@ -95,14 +96,36 @@ without repeating them.`,
 				return err
 			}
 			defer out.Abort()
+			// A faulty run that hung gets the hang analysis too: where
+			// each rank stopped and whom to suspect, the first suspect
+			// being the trace whose diffNLR rank suggests.
+			var hung *hang.Report
+			var hangErr error
+			grid.Culprit = func() (trace.ID, string, bool) {
+				rep, err := hang.Analyze(c, hang.Options{})
+				if err != nil {
+					hangErr = err
+					return trace.ID{}, "", false
+				}
+				if !rep.Hung {
+					return trace.ID{}, "", false
+				}
+				hung = rep
+				if len(rep.Suspects) == 0 {
+					return trace.ID{}, "", false
+				}
+				return rep.Suspects[0].Trace, rep.Suspects[0].Reason, true
+			}
 			rk, err := c.Sweep(grid)
 			if err != nil {
 				return err
 			}
-			// A faulty run that hung gets the hang analysis too: where
-			// each rank stopped, and whom to suspect.
-			var hung *hang.Report
-			if len(c.Runs) == 2 {
+			if hangErr != nil {
+				return hangErr
+			}
+			if hung == nil && len(c.Runs) == 2 {
+				// No suggestion was asked for (no row found a suspect):
+				// the hang section all the same.
 				if rep, err := hang.Analyze(c, hang.Options{}); err != nil {
 					return err
 				} else if rep.Hung {
@@ -342,7 +365,10 @@ func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, hung *h
 		fmt.Fprintf(out, "\nhow it changed: difftrace diffnlr %s\n", v.Trace)
 		fmt.Fprintf(out, "        (filter %s, K %d: the clearest diff among the rows where %s is %s, %s)\n",
 			v.Filter, v.K, v.Trace, why, plural(uint64(v.Changes), "changed element"))
-		if v.Parted {
+		if v.Culprit != "" {
+			fmt.Fprintf(out, "        The faulty run did not end normally, and in a hang the ranks left waiting change as much as\n"+
+				"        the one that caused it: %s is the first suspect of the hang analysis above.\n", v.Trace)
+		} else if v.Parted {
 			fmt.Fprintf(out, "        The faulty run did not end normally, and in a hang the ranks left waiting change as much as\n"+
 				"        the one that caused it: %s is the first of the leading traces whose calls part from its normal\n"+
 				"        run while both go on; the others only stopped earlier.\n", v.Trace)
