@@ -106,3 +106,28 @@ func TestHang(t *testing.T) {
 		}
 	})
 }
+
+// On the committed stencil runs: the classes drawn and the report written
+// with -o, the picture naming the wait each class is in.
+func TestHangOutputs(t *testing.T) {
+	dir := t.TempDir()
+	normal, faulty := absRun(t, "stencil-normal"), absRun(t, "stencil-skipbug")
+	out := okIn(t, dir, "hang", faulty, normal, "-o", "c.svg", "-o", "c.dot", "-o", "h.json")
+	if !strings.Contains(out, "suspects:\n  3.0  parted from its normal run") {
+		t.Errorf("hang:\n%s", out)
+	}
+	svg, dot := string(mustRead(t, filepath.Join(dir, "c.svg"))), string(mustRead(t, filepath.Join(dir, "c.dot")))
+	// SVG writes "-" as "&#45;".
+	for _, want := range []string{"MPI_Waitall", "[2,4]", "MPI_Allreduce", "[0-1,3,5-7]"} {
+		if !strings.Contains(svg, strings.ReplaceAll(want, "-", "&#45;")) || !strings.Contains(dot, want) {
+			t.Errorf("the picture lacks %q", want)
+		}
+	}
+	var rep struct {
+		Suspects []struct{ Trace string } `json:"suspects"`
+		Loops    map[string]string        `json:"loops"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "h.json")), &rep); err != nil || len(rep.Suspects) != 1 || rep.Suspects[0].Trace != "3.0" || rep.Loops["L0"] == "" {
+		t.Errorf("h.json: %v %+v", err, rep)
+	}
+}
