@@ -282,9 +282,14 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 	leaves := rep.Classes.Leaves()
 	if len(rep.Progress) >= 3 && len(leaves) > 1 {
 		for _, l := range leaves {
-			if id := l.Traces[0]; l.Ended == 1 && len(l.Traces) == 1 && !seen[id] && !done[id] {
-				out = append(out, Suspect{id, "the only trace that ended in " + last(progress[id].End) + " (" + progress[id].Where + ")"})
+			id := l.Traces[0]
+			if l.Ended != 1 || len(l.Traces) != 1 || seen[id] || done[id] {
+				continue
 			}
+			if p := progress[id]; withNormal && p.Calls == 0 && p.NormalCalls == 0 {
+				continue // no call under the filter in either run: nothing says it stopped early
+			}
+			out = append(out, Suspect{id, "the only trace that ended in " + endPath(progress[id].End) + " (" + progress[id].Where + ")"})
 		}
 	}
 	// Least progressed first; given the normal run, a trace that ended
@@ -309,6 +314,16 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 		out = append(out, Suspect{p.Trace, "got least far: " + p.Where + ", stopped in " + last(p.End)})
 	}
 	return out
+}
+
+// endPath names where a trace ended by its innermost two calls: enough to
+// tell "update_ba > pthread_mutex_lock" from "update_ab >
+// pthread_mutex_lock".
+func endPath(st []string) string {
+	if len(st) < 2 {
+		return last(st)
+	}
+	return st[len(st)-2] + " > " + st[len(st)-1]
 }
 
 func last(st []string) string {

@@ -273,17 +273,82 @@ func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, pl
 			}
 			continue
 		}
-		if len(p.stats.Open) > 0 && p.stats.Open[len(p.stats.Open)-1] == name {
+		open := p.stats.Open
+		if len(open) > 0 && open[len(open)-1] == name {
 			continue // its entry is already recorded
 		}
-		p.extra = append(p.extra, name)
+		// The calls between the last one recorded and the one it was
+		// blocked in, when the snapshot shows them; else that one alone.
+		chain := callChain(data, pid, opt.MainImage, sn.Threads[tid])
+		if len(chain) == 0 || chain[len(chain)-1] != name {
+			chain = append(chain, name)
+		}
+		from := -1
+		if len(open) > 0 {
+			from = slices.Index(chain, open[len(open)-1])
+			for i := len(chain) - 1; i > from; i-- {
+				if chain[i] == open[len(open)-1] {
+					from = i
+					break
+				}
+			}
+			if from < 0 {
+				chain, from = []trace.Name{name}, -1
+			}
+		}
+		p.extra = append(p.extra, chain[from+1:]...)
 	}
 	for _, p := range plans {
-		for _, x := range p.extra {
-			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: %s, the call it was blocked in, added from a stack snapshot taken before the kill", p.task.Thread, x.Func))
+		if len(p.extra) == 0 {
+			continue
 		}
+		var fs []string
+		for _, x := range p.extra {
+			fs = append(fs, x.Func)
+		}
+		what := fs[len(fs)-1] + ", the call it was blocked in,"
+		if len(fs) > 1 {
+			what = strings.Join(fs, " > ") + ", the calls it was blocked in,"
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("thread %d: %s added from a stack snapshot taken before the kill", p.task.Thread, what))
 	}
 	res.Notes = append(res.Notes, unnamed...)
+}
+
+// callChain names, outermost first, the functions of the program a
+// thread's snapshot shows it inside: each frame of the program that
+// returns to just after a direct call gives the function it is in and the
+// one it called. Frames reached through indirect calls (virtual functions,
+// pointers) or that the unwinder could not follow are left out, so the
+// chain may skip calls but never misorders them.
+func callChain(data *decode.UftraceData, pid int, mainImage string, frames []Frame) []trace.Name {
+	if mainImage == "" {
+		if imgs := data.ImagePaths(pid); len(imgs) > 0 {
+			mainImage = imgs[0]
+		}
+	}
+	var chain []trace.Name
+	add := func(n trace.Name) {
+		if strings.HasPrefix(n.Func, "0x") || n.Image == "?" {
+			return
+		}
+		if len(chain) == 0 || chain[len(chain)-1] != n {
+			chain = append(chain, n)
+		}
+	}
+	for i := len(frames) - 1; i >= 0; i-- {
+		f := frames[i]
+		if !f.Call || f.Module != mainImage {
+			continue
+		}
+		target, ok := directCallee(f.Module, f.Vaddr+1)
+		if !ok {
+			continue
+		}
+		add(data.Resolve(pid, ^uint64(0), f.PC-1))
+		add(data.Resolve(pid, ^uint64(0), f.PC+target-(f.Vaddr+1)))
+	}
+	return chain
 }
 
 // snapshotName names a snapshot frame as the recording would have: a

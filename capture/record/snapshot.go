@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -255,4 +256,18 @@ func followsCall(path string, ret uint64) bool {
 		}
 	}
 	return false
+}
+
+// directCallee returns the file virtual address a near call (E8 rel32)
+// that ends just before ret calls, in the ELF file at path.
+func directCallee(path string, ret uint64) (uint64, bool) {
+	f := openCode(path)
+	if f == nil || ret < 5 {
+		return 0, false
+	}
+	b := readVaddr(f, ret-5, 5)
+	if b == nil || b[0] != 0xe8 {
+		return 0, false
+	}
+	return uint64(int64(ret) + int64(int32(binary.LittleEndian.Uint32(b[1:])))), true
 }

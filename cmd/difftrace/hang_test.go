@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,6 +82,29 @@ func TestHang(t *testing.T) {
 		}
 	})
 
+	t.Run("threads", func(t *testing.T) {
+		src := filepath.Join(dir, "locks.c")
+		os.WriteFile(src, []byte(locksSrc), 0o644)
+		bin := filepath.Join(dir, "locks")
+		if out, err := exec.Command("gcc", "-O0", "-g", "-pthread", "-o", bin, src).CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, out)
+		}
+		capture := func(name string, args ...string) string {
+			p := filepath.Join(dir, name)
+			exec.Command(difftraceBin, append([]string{"capture", "-o", p, "--timeout", "6s", "--", bin}, args...)...).Run()
+			return p
+		}
+		normal, bad := capture("locks-normal"), capture("locks-bad", "bug")
+		rep := hangJSON(t, bad, normal)
+		if len(rep.Suspects) == 0 || rep.Suspects[0].Trace != "0.3" || !strings.Contains(rep.Suspects[0].Reason, "update_ba > pthread_mutex_lock") {
+			t.Errorf("lock-order deadlock: suspects %+v, want thread 0.3 first, alone in update_ba", rep.Suspects)
+		}
+		text := ok(t, "hang", bad, normal)
+		if !strings.Contains(text, "update_ba > pthread_mutex_lock 0.3") || !strings.Contains(text, "worker 0.[1-4]") {
+			t.Errorf("hang's classes of threads:\n%s", text)
+		}
+	})
+
 	t.Run("stencil", func(t *testing.T) {
 		normal := run("stencil-normal", 6, nil, "stencil")
 		skip := run("stencil-skip", 6, timeout, "stencil", "--skip-bug", "4", "2")
@@ -131,3 +156,34 @@ func TestHangOutputs(t *testing.T) {
 		t.Errorf("h.json: %v %+v", err, rep)
 	}
 }
+
+// locksSrc: four worker threads update under two locks, always a then b;
+// with an argument, worker 2 (thread 3) takes them once in the other
+// order, and the program deadlocks.
+const locksSrc = `
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+static volatile long sink;
+static int bug;
+__attribute__((noinline)) void work(int n) { for (int i = 0; i < n; i++) sink += i; }
+__attribute__((noinline)) void update_ab(void) { pthread_mutex_lock(&a); usleep(1000); pthread_mutex_lock(&b); work(100); pthread_mutex_unlock(&b); pthread_mutex_unlock(&a); }
+__attribute__((noinline)) void update_ba(void) { pthread_mutex_lock(&b); usleep(1000); pthread_mutex_lock(&a); work(100); pthread_mutex_unlock(&a); pthread_mutex_unlock(&b); }
+void *worker(void *arg) {
+	long id = (long)arg;
+	for (int i = 0; i < 20; i++) {
+		if (bug && id == 2 && i == 5) update_ba(); else update_ab();
+		work(1000);
+	}
+	return NULL;
+}
+int main(int argc, char **argv) {
+	bug = argc > 1;
+	pthread_t t[4];
+	for (long i = 0; i < 4; i++) pthread_create(&t[i], NULL, worker, (void *)i);
+	for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+	printf("%ld\n", sink);
+	return 0;
+}
+`
