@@ -6,10 +6,21 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
+
+	"github.com/difftrace/difftrace/internal/interrupt"
 )
 
 func main() {
 	if err := newRootCmd().Execute(); err != nil {
+		if interrupt.Interrupted() {
+			// The signal's handler is ending the command: its exit
+			// status (128 + the signal) is the one to leave with, and
+			// this error (a helper it killed, say) is only its echo.
+			for {
+				time.Sleep(time.Second)
+			}
+		}
 		fmt.Fprintln(os.Stderr, "difftrace:", err)
 		os.Exit(1)
 	}

@@ -79,6 +79,16 @@ func Install(stderr io.Writer) {
 	}()
 }
 
+// Interrupted reports whether the command is being ended by a signal: its
+// handler will exit with the signal's status, and a command that fails
+// meanwhile (a child it started was killed) must leave the exit to it
+// rather than exit with its own error.
+func Interrupted() bool {
+	state.Lock()
+	defer state.Unlock()
+	return state.closed
+}
+
 // Cleanup kills the children Start started and removes the temporary
 // files of this process; later Starts and atomicfile.Creates fail. It
 // returns how many temporary files it removed.
