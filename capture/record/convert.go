@@ -78,12 +78,7 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 	// Pass 1: every name, in order of first appearance.
 	var order []trace.Name
 	seen := map[trace.Name]bool{}
-	note := func(n trace.Name) {
-		if !seen[n] {
-			seen[n] = true
-			order = append(order, n)
-		}
-	}
+	note := func(n trace.Name) { order = appendNew(order, seen, n) }
 	for _, p := range plans {
 		st, err := data.ReadCalls(p.task, func(c decode.UftraceCall) error {
 			if !c.Exit {
@@ -96,22 +91,7 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 		}
 		p.stats = st
 	}
-	if opt.Snapshot != nil {
-		addSnapshotFrames(data, pid, opt, plans, res)
-		for _, p := range plans {
-			for _, n := range p.extra {
-				note(n)
-			}
-		}
-	}
-	for _, p := range plans {
-		if p.stats.Lost > 0 {
-			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: uftrace lost %d records (its buffers were full; record with a larger buffer)", p.task.Thread, p.stats.Lost))
-		}
-		if p.stats.Truncated {
-			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: uftrace's data file ends inside a record (the recorder was cut short)", p.task.Thread))
-		}
-	}
+	order = finishPlans(data, pid, opt, plans, res, order)
 
 	// Pass 2: the traces, then the table. Addresses stand for the same
 	// function throughout, unless the process called exec.
@@ -150,6 +130,43 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 		return nil, err
 	}
 	return res, nil
+}
+
+// appendNew appends n to order unless seen holds it, and marks it seen.
+func appendNew(order []trace.Name, seen map[trace.Name]bool, n trace.Name) []trace.Name {
+	if seen[n] {
+		return order
+	}
+	seen[n] = true
+	return append(order, n)
+}
+
+// finishPlans completes what pass 1 learnt of a process's threads: the
+// calls a stack snapshot adds at their ends (appended to order, the names
+// in order of first appearance), and notes on records uftrace lost or cut
+// short.
+func finishPlans(data *decode.UftraceData, pid int, opt ConvertOptions, plans []*threadPlan, res *ConvertResult, order []trace.Name) []trace.Name {
+	if opt.Snapshot != nil {
+		addSnapshotFrames(data, pid, opt, plans, res)
+		seen := map[trace.Name]bool{}
+		for _, n := range order {
+			seen[n] = true
+		}
+		for _, p := range plans {
+			for _, n := range p.extra {
+				order = appendNew(order, seen, n)
+			}
+		}
+	}
+	for _, p := range plans {
+		if p.stats.Lost > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: uftrace lost %d records (its buffers were full; record with a larger buffer)", p.task.Thread, p.stats.Lost))
+		}
+		if p.stats.Truncated {
+			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: uftrace's records end inside a record (the recorder was cut short)", p.task.Thread))
+		}
+	}
+	return order
 }
 
 // writeProcess numbers the names of a process (order: in order of first

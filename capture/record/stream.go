@@ -66,13 +66,14 @@ type streamer struct {
 	addrs []uint64 // addrs[id-1] is the address of provisional ID id
 	cache [addrCacheSize]addrID
 
-	mu       sync.Mutex
-	conn     net.Conn
-	threads  map[int]*streamThread
-	received int64 // bytes of records received
-	ended    bool  // the recorder sent its end message
-	err      error // what stopped the receiver early
-	done     chan struct{}
+	// threads is the receiver's own until done is closed.
+	threads map[int]*streamThread
+	done    chan struct{}
+
+	mu    sync.Mutex // guards conn, ended and err
+	conn  net.Conn
+	ended bool  // the recorder sent its end message
+	err   error // what stopped the receiver early
 }
 
 type addrID struct {
@@ -271,13 +272,8 @@ func (s *streamer) data(tid int, b []byte) error {
 		t = &streamThread{tid: tid, f: f, vals: make([]uint16, 0, 8192)}
 		t.bw = bufio.NewWriterSize(f, 64<<10)
 		t.w = parlot.NewWriter(t.bw)
-		s.mu.Lock()
 		s.threads[tid] = t
-		s.mu.Unlock()
 	}
-	s.mu.Lock()
-	s.received += int64(len(b))
-	s.mu.Unlock()
 	if len(t.rest) > 0 {
 		// The last buffer ended inside a record.
 		b = append(t.rest, b...)
@@ -481,12 +477,7 @@ func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
 	}
 	var order []trace.Name
 	seen := map[trace.Name]bool{}
-	note := func(n trace.Name) {
-		if !seen[n] {
-			seen[n] = true
-			order = append(order, n)
-		}
-	}
+	note := func(n trace.Name) { order = appendNew(order, seen, n) }
 	for _, p := range plans {
 		t := s.threads[p.task.TID]
 		if t == nil {
@@ -500,22 +491,7 @@ func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
 			p.stats.Open = append(p.stats.Open, name(t, id))
 		}
 	}
-	if opt.Snapshot != nil {
-		addSnapshotFrames(data, pid, opt, plans, res)
-		for _, p := range plans {
-			for _, n := range p.extra {
-				note(n)
-			}
-		}
-	}
-	for _, p := range plans {
-		if p.stats.Lost > 0 {
-			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: uftrace lost %d records (its buffers were full; record with a larger buffer)", p.task.Thread, p.stats.Lost))
-		}
-		if p.stats.Truncated {
-			res.Notes = append(res.Notes, fmt.Sprintf("thread %d: uftrace's records end inside a record (the recorder was cut short)", p.task.Thread))
-		}
-	}
+	order = finishPlans(data, pid, opt, plans, res, order)
 	err = writeProcess(data, pid, opt, plans, order, res, func(p *threadPlan, ids map[trace.Name]uint16, pw *parlot.Writer) error {
 		t := s.threads[p.task.TID]
 		if t == nil {

@@ -572,20 +572,7 @@ int main(int argc, char **argv) {
 // ranks the launcher then killed end inside the MPI_Barrier they waited in.
 func TestCaptureAbortKeepsTheEnd(t *testing.T) {
 	needE2E(t)
-	src := filepath.Join(t.TempDir(), "abort.c")
-	os.WriteFile(src, []byte(abortSrc), 0o644)
-	bin := filepath.Join(filepath.Dir(src), "abort")
-	if out, err := exec.Command("mpicc", "-O0", "-g", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("mpicc: %v\n%s", err, out)
-	}
-	dir := filepath.Join(t.TempDir(), "run")
-	tmp := t.TempDir()
-	a := []string{"-np", "3", "--oversubscribe", difftraceBin, "capture", "-o", dir, "--timeout", "60s", "--", bin}
-	cmd := exec.Command("mpirun", a...)
-	cmd.Env = append(mpiEnv(), "TMPDIR="+tmp)
-	out, _ := cmd.CombinedOutput()
-	waitRun(t, dir, 3)
-	assertNoWork(t, tmp, dir)
+	dir, out := captureC(t, "abort", abortSrc)
 	r := manifest(t, dir)
 	var aborted *decode.Rank
 	for i := range r.Ranks {
@@ -611,6 +598,26 @@ func TestCaptureAbortKeepsTheEnd(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^1 .* exited 3 in MPI_Abort$`).MatchString(info) || strings.Contains(info, "may be missing") {
 		t.Errorf("info does not say plainly how rank 1 ended:\n%s", info)
 	}
+}
+
+// captureC builds the MPI C program src as name and records it with 3
+// ranks (with a TMPDIR of its own, checked for leftovers afterwards); it
+// returns the run directory and what mpirun printed.
+func captureC(t *testing.T, name, src string) (dir string, out []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name+".c")
+	os.WriteFile(path, []byte(src), 0o644)
+	bin := strings.TrimSuffix(path, ".c")
+	if out, err := exec.Command("mpicc", "-O0", "-g", "-o", bin, path).CombinedOutput(); err != nil {
+		t.Fatalf("mpicc: %v\n%s", err, out)
+	}
+	dir, tmp := filepath.Join(t.TempDir(), "run"), t.TempDir()
+	cmd := exec.Command("mpirun", "-np", "3", "--oversubscribe", difftraceBin, "capture", "-o", dir, "--timeout", "60s", "--", bin)
+	cmd.Env = append(mpiEnv(), "TMPDIR="+tmp)
+	out, _ = cmd.CombinedOutput()
+	waitRun(t, dir, 3)
+	assertNoWork(t, tmp, dir)
+	return dir, out
 }
 
 // assertNoWork checks that no recorder left a work directory in tmp or a
@@ -645,19 +652,7 @@ int main(int argc, char **argv) {
 // is left behind.
 func TestCaptureSegfaultKeepsTheCall(t *testing.T) {
 	needE2E(t)
-	src := filepath.Join(t.TempDir(), "segv.c")
-	os.WriteFile(src, []byte(segvSrc), 0o644)
-	bin := filepath.Join(filepath.Dir(src), "segv")
-	if out, err := exec.Command("mpicc", "-O0", "-g", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("mpicc: %v\n%s", err, out)
-	}
-	dir := filepath.Join(t.TempDir(), "run")
-	tmp := t.TempDir()
-	cmd := exec.Command("mpirun", "-np", "3", "--oversubscribe", difftraceBin, "capture", "-o", dir, "--timeout", "60s", "--", bin)
-	cmd.Env = append(mpiEnv(), "TMPDIR="+tmp)
-	out, _ := cmd.CombinedOutput()
-	waitRun(t, dir, 3)
-	assertNoWork(t, tmp, dir)
+	dir, out := captureC(t, "segv", segvSrc)
 	for _, rk := range manifest(t, dir).Ranks {
 		want := "killed by the launcher in MPI_Barrier"
 		if rk.Rank == 1 {
