@@ -8,16 +8,17 @@
 # directory), calls recorded, and for capture the ParLOT bytes written per
 # second per core.
 #
-#   examples/bench-stream.sh [DIFFTRACE] [STEPS] [REPS]
+#   examples/bench-stream.sh [DIFFTRACE] [STEPS] [REPS] [RANKS]
 #
 # STEPS (default 1700) sets the run's length: about 7,500 calls per step and
-# rank at -O0, so 1700 steps are about 100 million calls over 8 ranks.
+# rank at -O0, so 1700 steps are about 100 million calls over 8 ranks
+# (RANKS, default 8).
 set -euo pipefail
 DT=$(realpath "${1:-bin/difftrace}")
 STEPS=${2:-1700}
 REPS=${3:-3}
 SRC=$(dirname "$(realpath "$0")")/stencil.cpp
-NP=8
+NP=${4:-8}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 work=$(mktemp -d)
