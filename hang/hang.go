@@ -234,8 +234,8 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 	groups := map[int32][]Progress{}
 	var keys []int32
 	for _, p := range rep.Progress {
-		if withNormal && p.NormalCalls > 0 && p.Fraction >= 1 {
-			continue // it made every call of its normal run
+		if withNormal && (idle(p) || p.NormalCalls > 0 && p.Fraction >= 1) {
+			continue // nothing under the filter in either run, or it made every call of its normal run
 		}
 		k := key(p)
 		if groups[k] == nil {
@@ -244,7 +244,28 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 		groups[k] = append(groups[k], p)
 	}
 	seen := map[trace.ID]bool{}
-	done := map[trace.ID]bool{} // made every call of its normal run
+	progress := map[trace.ID]Progress{}
+	rankOf := map[trace.ID]int{}
+	for i, p := range rep.Progress {
+		progress[p.Trace] = p
+		rankOf[p.Trace] = i
+	}
+	// A trace that ended where no peer did, first: where it stopped says
+	// more than how far it got.
+	leaves := rep.Classes.Leaves()
+	if len(rep.Progress) >= 3 && len(leaves) > 1 {
+		for _, l := range leaves {
+			id := l.Traces[0]
+			if l.Ended != 1 || len(l.Traces) != 1 || seen[id] {
+				continue
+			}
+			if p := progress[id]; withNormal && (idle(p) || p.NormalCalls > 0 && p.Fraction >= 1) {
+				continue
+			}
+			seen[id] = true
+			out = append(out, Suspect{id, "the only trace that ended in " + endPath(progress[id].End) + " (" + progress[id].Where + ")"})
+		}
+	}
 	for _, k := range keys {
 		g := groups[k]
 		least, most := g[0], g[0]
@@ -264,32 +285,10 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 			peers += fmt.Sprintf(" in L%d", k)
 		}
 		for _, p := range g {
-			if !behind(p, least) && !behind(least, p) {
+			if !behind(p, least) && !behind(least, p) && !seen[p.Trace] {
 				seen[p.Trace] = true
 				out = append(out, Suspect{p.Trace, "got least far of " + peers + ": " + p.Where + " (the furthest: " + most.Where + "), stopped in " + last(p.End)})
 			}
-		}
-	}
-	progress := map[trace.ID]Progress{}
-	rankOf := map[trace.ID]int{}
-	for i, p := range rep.Progress {
-		progress[p.Trace] = p
-		rankOf[p.Trace] = i
-		if withNormal && p.NormalCalls > 0 && p.Fraction >= 1 {
-			done[p.Trace] = true
-		}
-	}
-	leaves := rep.Classes.Leaves()
-	if len(rep.Progress) >= 3 && len(leaves) > 1 {
-		for _, l := range leaves {
-			id := l.Traces[0]
-			if l.Ended != 1 || len(l.Traces) != 1 || seen[id] || done[id] {
-				continue
-			}
-			if p := progress[id]; withNormal && p.Calls == 0 && p.NormalCalls == 0 {
-				continue // no call under the filter in either run: nothing says it stopped early
-			}
-			out = append(out, Suspect{id, "the only trace that ended in " + endPath(progress[id].End) + " (" + progress[id].Where + ")"})
 		}
 	}
 	// Least progressed first; given the normal run, a trace that ended
@@ -309,12 +308,22 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 		return rankOf[a.Trace] - rankOf[b.Trace]
 	})
 	if len(out) == 0 {
-		// Every group at one point: the least-progressed trace overall.
-		p := rep.Progress[0]
-		out = append(out, Suspect{p.Trace, "got least far: " + p.Where + ", stopped in " + last(p.End)})
+		// Every group at one point: the least-progressed trace overall
+		// that did something under the filter.
+		for _, p := range rep.Progress {
+			if !withNormal || !idle(p) {
+				out = append(out, Suspect{p.Trace, "got least far: " + p.Where + ", stopped in " + last(p.End)})
+				break
+			}
+		}
 	}
 	return out
 }
+
+// idle says a trace made no call under the filter in either run: nothing
+// says it stopped early (the main thread of a program whose threads do the
+// work, waiting in pthread_join).
+func idle(p Progress) bool { return p.Calls == 0 && p.NormalCalls == 0 }
 
 // endPath names where a trace ended by its innermost two calls: enough to
 // tell "update_ba > pthread_mutex_lock" from "update_ab >

@@ -95,3 +95,43 @@ func TestEndPlaces(t *testing.T) {
 		t.Errorf("size = %d, want 24", n)
 	}
 }
+
+// Without a trace that parted from its normal run: the one that ended
+// where no peer did comes first, and a trace that made no call under the
+// filter in either run (a main thread waiting in pthread_join while its
+// threads work) is no suspect, however little it did.
+func TestFallbackSuspects(t *testing.T) {
+	id := func(th int) trace.ID { return trace.ID{Thread: th} }
+	stacks := [][]string{
+		{"main"},
+		{"worker", "update_ab", "pthread_mutex_lock"},
+		{"worker", "update_ab", "pthread_mutex_lock"},
+		{"worker", "update_ba", "pthread_mutex_lock"},
+		{"worker", "update_ab", "pthread_mutex_lock"},
+	}
+	ids := []trace.ID{id(0), id(1), id(2), id(3), id(4)}
+	rep := &Report{Classes: buildTree(ids, stacks)}
+	l0 := []diffnlr.Place{{Loop: 0, Iteration: 6, Count: 5}}
+	for i, p := range []Progress{
+		{Calls: 0, NormalCalls: 0},
+		{Calls: 1, NormalCalls: 80, Reached: 1, Fraction: 1.0 / 80},
+		{Calls: 2, NormalCalls: 80, Reached: 2, Fraction: 2.0 / 80},
+		{Calls: 22, NormalCalls: 80, Reached: 22, Fraction: 22.0 / 80, Loops: l0},
+		{Calls: 66, NormalCalls: 80, Reached: 66, Fraction: 66.0 / 80, Loops: []diffnlr.Place{{Loop: 0, Iteration: 17, Count: 16}}},
+	} {
+		p.Trace, p.End = ids[i], stacks[i]
+		p.Where = where(p, true)
+		rep.Progress = append(rep.Progress, p)
+	}
+	got := fallbackSuspects(rep, true)
+	var s []string
+	for _, x := range got {
+		s = append(s, x.Trace.String())
+	}
+	if want := []string{"0.3", "0.1"}; !slices.Equal(s, want) {
+		t.Errorf("suspects %v, want %v: %+v", s, want, got)
+	}
+	if !strings.HasPrefix(got[0].Reason, "the only trace that ended in update_ba > pthread_mutex_lock") {
+		t.Errorf("reason: %q", got[0].Reason)
+	}
+}
