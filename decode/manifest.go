@@ -70,6 +70,24 @@ type Thread struct {
 	TID    int    `json:"tid"`    // the operating system's thread id
 	Events uint64 `json:"events"` // values in the trace (entries + exits)
 	Bytes  int64  `json:"bytes"`  // size of the compressed trace file
+	// Waiting is the MPI call the thread was blocked in when capture
+	// stopped the program, and whom it waited for (capture's peers
+	// library); nil if it was in none, or the run ended by itself.
+	Waiting *Waiting `json:"waiting,omitempty"`
+}
+
+// Waiting is a blocked MPI call and the ranks (of MPI_COMM_WORLD) it
+// waits for.
+type Waiting struct {
+	Call string `json:"call"` // MPI_Recv, MPI_Waitall, MPI_Allreduce, …
+	// Peers: the ranks a point-to-point call or a wait for requests waits
+	// for, or the members of a collective's communicator (all ranks if
+	// World).
+	Peers      []int `json:"peers"`
+	Collective bool  `json:"collective,omitempty"`
+	World      bool  `json:"world,omitempty"`      // a collective on MPI_COMM_WORLD
+	AnySource  bool  `json:"any_source,omitempty"` // MPI_ANY_SOURCE among the peers
+	Unknown    bool  `json:"unknown,omitempty"`    // a peer that could not be told
 }
 
 // ReadManifest reads and checks a run.json file.

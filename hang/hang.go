@@ -50,6 +50,9 @@ type Report struct {
 	Classes  *Node      `json:"classes"`
 	Progress []Progress `json:"progress"`
 	Suspects []Suspect  `json:"suspects"`
+	// WaitFor is who waited for whom, when capture's MPI wrapper was in
+	// the program (nil otherwise).
+	WaitFor *WaitFor `json:"wait_for"`
 	// Loops defines the loops Progress and Suspects name ("L0" → its
 	// body's first calls).
 	Loops map[string]string `json:"loops"`
@@ -180,6 +183,37 @@ func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
 			rep.Suspects = append(rep.Suspects, Suspect{p.Trace, "parted from its normal run before it stopped: " + strings.TrimPrefix(f.Text(name, nil), "first difference: ") + " (" + p.Where + ")"})
 		}
 	}
+	// Who waited for whom, where the run says: a rank that went on
+	// without what another waits for is the best evidence there is; those
+	// that parted from their normal run follow.
+	fromWaits := false
+	if rep.WaitFor = waitFor(run.Manifest); rep.WaitFor != nil {
+		ws := rep.WaitFor.suspects()
+		fromWaits = len(ws) > 0
+		// A rank both accounts name comes first (of two ends of a
+		// deadlock, the one that did something its normal run did not),
+		// with both reasons.
+		both := map[int]bool{}
+		for _, s := range rep.Suspects {
+			i := slices.IndexFunc(ws, func(x Suspect) bool { return x.Trace.Proc == s.Trace.Proc })
+			if i < 0 {
+				ws = append(ws, s)
+				continue
+			}
+			both[s.Trace.Proc] = true
+			ws[i].Reason += "; and it " + s.Reason
+		}
+		slices.SortStableFunc(ws, func(a, b Suspect) int {
+			switch {
+			case both[a.Trace.Proc] == both[b.Trace.Proc]:
+				return 0
+			case both[a.Trace.Proc]:
+				return -1
+			}
+			return 1
+		})
+		rep.Suspects = ws
+	}
 	if len(rep.Suspects) == 0 {
 		rep.Suspects = fallbackSuspects(rep, r > 0)
 	}
@@ -198,8 +232,10 @@ func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
 	for id := range used {
 		rep.Loops[fmt.Sprintf("L%d", id)] = body(n.Table, id, name)
 	}
-	rep.Notes = append(rep.Notes, "the traces hold no call arguments, so who waits for whom (the peers of point-to-point calls) is not known: the suspects come from where the traces stopped and how far they got")
-	if r > 0 && len(rep.Suspects) > 0 && !strings.HasPrefix(rep.Suspects[0].Reason, "parted") {
+	if rep.WaitFor == nil {
+		rep.Notes = append(rep.Notes, "who waits for whom is not known (capture records it for MPI programs, with its MPI wrapper; this run has none): the suspects come from where the traces stopped and how far they got")
+	}
+	if r > 0 && !fromWaits && len(rep.Suspects) > 0 && !strings.HasPrefix(rep.Suspects[0].Reason, "parted") {
 		rep.Notes = append(rep.Notes, "no trace did anything its normal run did not before it stopped (under "+rep.Filter+"): the suspects are those that got least far, or ended where no peer did")
 	}
 	return rep, nil

@@ -40,6 +40,13 @@ func (rep *Report) WriteText(w io.Writer, rows int) error {
 	}
 	tw.Flush()
 
+	if rep.WaitFor != nil {
+		b.WriteString("\nwho waited for whom (capture's MPI wrapper):\n")
+		for _, l := range rep.WaitFor.lines() {
+			b.WriteString("  " + l + "\n")
+		}
+	}
+
 	b.WriteString("\nsuspects:\n")
 	if len(rep.Suspects) == 0 {
 		b.WriteString("  none\n")

@@ -38,4 +38,8 @@
 //     kernel.yama.ptrace_scope = 0);
 //   - a program killed from outside capture (SIGKILL to the program itself)
 //     cannot be snapshotted: its traces end at its last recorded event.
+//
+// For an MPI program, the recorder also preloads its MPI wrapper (see
+// peers.go): at a hang, run.json then says, per blocked thread, the MPI
+// call it was in and the ranks it waited for, which no trace can hold.
 package record

@@ -27,6 +27,7 @@ type Options struct {
 	Timeout     time.Duration // kill the program after this long (0: never)
 	Force       bool          // replace another run in Dir
 	KeepUftrace bool          // keep the raw uftrace recording as Dir/uftrace.<rank>
+	NoPeers     bool          // do not preload the peers library into an MPI program
 	Prefix      string        // trace file prefix (default decode.DefaultPrefix, "trace")
 	Command     []string      // the program and its arguments
 	ToolVersion string        // recorded in run.json
@@ -411,6 +412,7 @@ func Run(opt Options) (int, error) {
 		}
 	}
 	var snap *Snapshot
+	var waits map[int]*decode.Waiting
 	var notes []string
 	if why != "" {
 		if why == "timeout" {
@@ -426,6 +428,11 @@ func Run(opt Options) (int, error) {
 			if err != nil {
 				notes = append(notes, err.Error())
 				logf("%v", err)
+			}
+		}
+		if p := filepath.Join(work, "peers"); fileExists(p) {
+			if waits, err = readPeers(p); err != nil {
+				logf("reading whom the threads waited for: %v", err)
 			}
 		}
 		syscall.Kill(pid, syscall.SIGTERM)
@@ -471,6 +478,9 @@ func Run(opt Options) (int, error) {
 		return 1, err
 	}
 	r.Threads = fin.threads
+	for i := range r.Threads {
+		r.Threads[i].Waiting = waits[r.Threads[i].TID]
+	}
 	r.Status = rankStatus(why, r, fin.in)
 	r.Note = strings.Join(append(notes, fin.notes...), "; ")
 	if (r.Signal == "SIGSEGV" || r.Signal == "SIGABRT") && why == "" && be.snapshots() {

@@ -63,6 +63,7 @@ program's status (128+N if signal N killed it, 124 if --timeout did).`,
 	f.DurationVar(&opt.Timeout, "timeout", 0, "kill the program after this long, keeping its traces (e.g. 30s; 0 = never)")
 	f.BoolVar(&opt.Force, "force", false, "replace another run already in the output directory")
 	f.BoolVar(&opt.KeepUftrace, "keep-uftrace", false, "also keep the raw uftrace recording as DIR/uftrace.RANK")
+	f.BoolVar(&opt.NoPeers, "no-peers", false, "do not preload the MPI wrapper that tells, when a run hangs, whom each rank waits for")
 	cmd.MarkFlagRequired("output")
 	cmd.MarkFlagDirname("output")
 	completeWords(cmd, "backend", "uftrace", "pin")

@@ -23,6 +23,14 @@ func hangJSON(t *testing.T, args ...string) (rep struct {
 		Trace  string `json:"trace"`
 		Reason string `json:"reason"`
 	} `json:"suspects"`
+	WaitFor *struct {
+		Waits []struct {
+			Trace string `json:"trace"`
+			Call  string `json:"call"`
+			For   []int  `json:"for"`
+		} `json:"waits"`
+		Cycles [][]int `json:"cycles"`
+	} `json:"wait_for"`
 	Notes []string `json:"notes"`
 }) {
 	t.Helper()
@@ -73,6 +81,11 @@ func TestHang(t *testing.T) {
 				t.Errorf("hang %v: suspects %v, want rank 3 among them", args, s)
 			}
 		}
+		// Rank 3 receives with the wrong tag, and it and the partner it
+		// waits for receive from each other.
+		if rep := hangJSON(t, dl, normal); rep.WaitFor == nil || !slices.ContainsFunc(rep.WaitFor.Cycles, func(c []int) bool { return len(c) == 2 && slices.Contains(c, 3) }) {
+			t.Errorf("oddeven deadlock: wait-for %+v, want a cycle of rank 3 and its partner", rep.WaitFor)
+		}
 		clean := hangJSON(t, normal)
 		if clean.Hung || clean.Ended != "no hang: every rank exited normally" || clean.Suspects == nil || clean.Progress == nil {
 			t.Errorf("a clean run: %+v", clean)
@@ -108,6 +121,37 @@ func TestHang(t *testing.T) {
 		}
 	})
 
+	// Fortran calls, and waits on a communicator other than
+	// MPI_COMM_WORLD: the odd ranks split off; in it, rank 1 waits for
+	// rank 3, which went on to the communicator's barrier.
+	t.Run("fortran", func(t *testing.T) {
+		src := filepath.Join(dir, "split.f90")
+		os.WriteFile(src, []byte(splitSrc), 0o644)
+		bin := filepath.Join(dir, "split")
+		if out, err := exec.Command("mpif90", "-O0", "-g", "-o", bin, src).CombinedOutput(); err != nil {
+			t.Fatalf("mpif90: %v\n%s", err, out)
+		}
+		p := filepath.Join(dir, "split-run")
+		cmd := exec.Command("mpirun", "-np", "4", "--oversubscribe", difftraceBin, "capture", "-o", p, "--timeout", "6s", "--", bin)
+		cmd.Env = mpiEnv()
+		cmd.Run()
+		waitRun(t, p, 4)
+		rep := hangJSON(t, p)
+		var s []string
+		for _, x := range rep.Suspects {
+			s = append(s, x.Trace)
+		}
+		if !slices.Equal(s, []string{"3.0"}) {
+			t.Errorf("split communicator: suspects %v, want rank 3 alone: %+v", s, rep.Suspects)
+		}
+		text := ok(t, "hang", p)
+		for _, want := range []string{"rank 1 in mpi_recv_ for rank 3\n", "rank 3 in mpi_barrier_ for rank 1, not in it\n", "ranks 0 and 2 in mpi_barrier_ for ranks 1 and 3, not in it\n"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("hang lacks %q:\n%s", want, text)
+			}
+		}
+	})
+
 	t.Run("stencil", func(t *testing.T) {
 		normal := run("stencil-normal", 6, nil, "stencil")
 		skip := run("stencil-skip", 6, timeout, "stencil", "--skip-bug", "4", "2")
@@ -120,8 +164,8 @@ func TestHang(t *testing.T) {
 		for _, x := range rep.Suspects {
 			s = append(s, x.Trace)
 		}
-		if !slices.Contains(s, "2.0") {
-			t.Errorf("left-out send: suspects %v, want rank 2 among them", s)
+		if !slices.Equal(s, []string{"2.0"}) {
+			t.Errorf("left-out send: suspects %v, want rank 2 alone", s)
 		}
 		for _, p := range rep.Progress {
 			if p.Trace == "1.0" && (len(p.End) == 0 || p.End[len(p.End)-1] != "MPI_Waitall") {
@@ -129,7 +173,8 @@ func TestHang(t *testing.T) {
 			}
 		}
 		text := ok(t, "hang", send, normal)
-		if !strings.Contains(text, "MPI_Waitall [1]") || !strings.Contains(text, "suspects:\n  2.0  parted from its normal run") {
+		if !strings.Contains(text, "MPI_Waitall [1]") || !strings.Contains(text, "who waited for whom (capture's MPI wrapper):\n") ||
+			!strings.Contains(text, "  rank 1 in MPI_Waitall for rank 2\n") || !strings.Contains(text, "suspects:\n  2.0  rank 1 waits in MPI_Waitall for it, but it went on to MPI_Allreduce") {
 			t.Errorf("hang's text:\n%s", text)
 		}
 	})
@@ -189,4 +234,24 @@ int main(int argc, char **argv) {
 	printf("%ld\n", sink);
 	return 0;
 }
+`
+
+// splitSrc: the odd ranks split off into a communicator of their own, in
+// which rank 1 receives from rank 3; rank 3 never sends.
+const splitSrc = `
+program split
+  use mpi
+  implicit none
+  integer :: rank, sub, srank, ierr, x, st(MPI_STATUS_SIZE)
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, sub, ierr)
+  call MPI_Comm_rank(sub, srank, ierr)
+  if (mod(rank, 2) == 1 .and. srank == 0) then
+    call MPI_Recv(x, 1, MPI_INTEGER, 1, 0, sub, st, ierr)
+  end if
+  call MPI_Barrier(sub, ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Finalize(ierr)
+end program
 `

@@ -1,0 +1,81 @@
+package record
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/testenv"
+)
+
+func TestParseWaiting(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want *decode.Waiting
+	}{
+		{"MPI_Recv 3", &decode.Waiting{Call: "MPI_Recv", Peers: []int{3}}},
+		{"MPI_Recv *", &decode.Waiting{Call: "MPI_Recv", Peers: []int{}, AnySource: true}},
+		{"MPI_Waitall 1,3,?", &decode.Waiting{Call: "MPI_Waitall", Peers: []int{1, 3}, Unknown: true}},
+		{"MPI_Waitall ", &decode.Waiting{Call: "MPI_Waitall", Peers: []int{}}},
+		{"MPI_Allreduce world", &decode.Waiting{Call: "MPI_Allreduce", Peers: []int{}, Collective: true, World: true}},
+		{"mpi_barrier_ c:1,3", &decode.Waiting{Call: "mpi_barrier_", Peers: []int{1, 3}, Collective: true}},
+		{"MPI_Recv x", nil},
+		{"garbage", nil},
+	} {
+		got := parseWaiting(c.in)
+		if (got == nil) != (c.want == nil) || got != nil && (got.Call != c.want.Call || !slices.Equal(got.Peers, c.want.Peers) ||
+			got.Collective != c.want.Collective || got.World != c.want.World || got.AnySource != c.want.AnySource || got.Unknown != c.want.Unknown) {
+			t.Errorf("parseWaiting(%q) = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+}
+
+// readPeers takes the slots the library wrote whole, and skips one it was
+// writing (odd sequence number) and one of a thread in no call.
+func TestReadPeers(t *testing.T) {
+	b := make([]byte, peersHeader+peersSlots*peersSlotSize)
+	slot := func(i int, seq uint32, tid int32, text string) {
+		s := b[peersHeader+i*peersSlotSize:]
+		binary.LittleEndian.PutUint32(s, seq)
+		binary.LittleEndian.PutUint32(s[4:], uint32(tid))
+		copy(s[8:], text)
+	}
+	slot(0, 4, 100, "MPI_Recv 2")
+	slot(1, 5, 101, "MPI_Send 3")
+	slot(2, 2, 102, "")
+	slot(3, 8, 103, "MPI_Barrier world")
+	p := filepath.Join(t.TempDir(), "peers")
+	os.WriteFile(p, b, 0o600)
+	got, err := readPeers(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[100] == nil || !slices.Equal(got[100].Peers, []int{2}) || got[103] == nil || !got[103].World {
+		t.Errorf("readPeers: %v", got)
+	}
+}
+
+// The library builds with the mpicc in PATH, once: a second call finds it.
+func TestPeersLibrary(t *testing.T) {
+	testenv.Tool(t, "mpicc", "the peers library is built with it")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	so, err := peersLibrary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(so)
+	if err != nil || st.Size() == 0 {
+		t.Fatalf("%s: %v", so, err)
+	}
+	again, err := peersLibrary()
+	if err != nil || again != so {
+		t.Errorf("second call: %s, %v; want %s", again, err, so)
+	}
+	env, err := peersEnv([]string{"A=1", "LD_PRELOAD=/x.so"}, t.TempDir())
+	if err != nil || !slices.Contains(env, "LD_PRELOAD=/x.so:"+so) || slices.Contains(env, "LD_PRELOAD=/x.so") {
+		t.Errorf("peersEnv: %v, %v", env, err)
+	}
+}
