@@ -361,8 +361,13 @@ func Run(opt Options) (int, error) {
 	cmd := be.command(opt, prog, rank, work)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = opt.Stdin, opt.Stdout, opt.Stderr
 	// Should the recorder itself be killed, the program dies with it
-	// instead of hanging on.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// instead of hanging on. The program gets a process group of its own,
+	// below the recorder's: when the launcher kills the first process,
+	// the recorder's group is orphaned, and the kernel hangs up (SIGHUP,
+	// then SIGCONT) an orphaned group that holds a stopped process — the
+	// program, stopped for its stack snapshot, and uftrace's recorder with
+	// it. A group whose parent lives in another group is not orphaned.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	runtime.LockOSThread()
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -477,6 +482,8 @@ func Run(opt Options) (int, error) {
 		keepWork = true
 		return 1, err
 	}
+	// Gone before run.json says the rank is done.
+	os.RemoveAll(work)
 	r.Threads = fin.threads
 	for i := range r.Threads {
 		r.Threads[i].Waiting = waits[r.Threads[i].TID]

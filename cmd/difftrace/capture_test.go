@@ -342,7 +342,7 @@ func TestCaptureLauncherSignal(t *testing.T) {
 	info := difftrace(t, "info", dir)
 	if info.code != 0 || !regexp.MustCompile(`(?m)^1\.0 .* trace\.1\.0$`).Match(info.stdout) ||
 		bytes.Count(info.stdout, []byte("killed by the launcher in MPI_Recv\n")) != 2 {
-		t.Errorf("info right after mpirun returned: exit %d\n%s%s", info.code, info.stdout, info.stderr)
+		t.Errorf("info right after mpirun returned: exit %d\n%s%s\nmpirun printed:\n%s", info.code, info.stdout, info.stderr, out.String())
 	}
 	t.Logf("info's stderr: %s", info.stderr)
 	m := waitRun(t, dir, 2)
