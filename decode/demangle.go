@@ -23,6 +23,10 @@ func Written(image, sym string) trace.Name {
 	if i := strings.IndexByte(sym, '@'); i > 0 {
 		base, suffix = sym[:i], sym[i:]
 	}
+	if f, ok := fortran(base); ok {
+		n.Func, n.Linked = f+suffix, sym
+		return n
+	}
 	if !mangled(base) {
 		return n
 	}
@@ -45,4 +49,67 @@ func Written(image, sym string) trace.Name {
 // plain C names never go through the demangler.
 func mangled(s string) bool {
 	return strings.HasPrefix(s, "_Z") || strings.HasPrefix(s, "_R")
+}
+
+// fortran returns the name a Fortran compiler's symbol has in the source,
+// and whether sym is one:
+//
+//	__physics_MOD_compute_forces   gfortran module procedure  physics::compute_forces
+//	physics_mp_compute_forces_     Intel module procedure     physics::compute_forces
+//	_QMphysicsPcompute_forces      LLVM flang                 physics::compute_forces
+//	_QPsolve                       LLVM flang external        solve
+//	solve_                         external procedure         solve
+//
+// An external procedure is recognised by its form alone — lower case,
+// digits and underscores, one trailing underscore — which is also how C
+// code names functions meant for Fortran (mpi_send_, dgemm_): those read
+// without it too. gfortran's main program, MAIN__, and its runtime's
+// _gfortran_* functions keep their names.
+func fortran(sym string) (string, bool) {
+	// A compiler's suffix (an OpenMP region outlined from the procedure,
+	// "._omp_fn.0"; a clone, ".part.0") stays as it is.
+	if i := strings.IndexByte(sym, '.'); i > 0 {
+		if f, ok := fortran(sym[:i]); ok {
+			return f + sym[i:], true
+		}
+		return "", false
+	}
+	if rest, ok := strings.CutPrefix(sym, "__"); ok {
+		if mod, proc, ok := strings.Cut(rest, "_MOD_"); ok && ident(mod) && ident(proc) {
+			return mod + "::" + proc, true
+		}
+		return "", false
+	}
+	if rest, ok := strings.CutPrefix(sym, "_QM"); ok {
+		if mod, proc, ok := strings.Cut(rest, "P"); ok && ident(mod) && ident(proc) {
+			return mod + "::" + proc, true
+		}
+		return "", false
+	}
+	if proc, ok := strings.CutPrefix(sym, "_QP"); ok && ident(proc) {
+		return proc, true
+	}
+	base, ok := strings.CutSuffix(sym, "_")
+	if !ok || !ident(base) || strings.HasSuffix(base, "_") {
+		return "", false
+	}
+	if mod, proc, ok := strings.Cut(base, "_mp_"); ok && ident(mod) && ident(proc) {
+		return mod + "::" + proc, true
+	}
+	return base, true
+}
+
+// ident says s is a Fortran name as compilers write it: a lower-case
+// letter, then lower-case letters, digits and underscores.
+func ident(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -25,6 +25,24 @@ func TestWritten(t *testing.T) {
 		// Not a mangled name, though it starts like one: left as it is.
 		{"_Zebra", trace.Name{Func: "_Zebra"}},
 		{"_ZN", trace.Name{Func: "_ZN"}},
+		// Fortran: module procedures of gfortran, Intel and LLVM flang,
+		// and externals, as in the source.
+		{"__physics_MOD_compute_forces", trace.Name{Func: "physics::compute_forces", Linked: "__physics_MOD_compute_forces"}},
+		{"physics_mp_compute_forces_", trace.Name{Func: "physics::compute_forces", Linked: "physics_mp_compute_forces_"}},
+		{"_QMphysicsPcompute_forces", trace.Name{Func: "physics::compute_forces", Linked: "_QMphysicsPcompute_forces"}},
+		{"_QPsolve", trace.Name{Func: "solve", Linked: "_QPsolve"}},
+		{"__forces_MOD_compute_forces._omp_fn.0", trace.Name{Func: "forces::compute_forces._omp_fn.0", Linked: "__forces_MOD_compute_forces._omp_fn.0"}},
+		{"solve_", trace.Name{Func: "solve", Linked: "solve_"}},
+		{"mpi_allreduce_", trace.Name{Func: "mpi_allreduce", Linked: "mpi_allreduce_"}},
+		{"mpi_send_@plt", trace.Name{Func: "mpi_send@plt", Linked: "mpi_send_@plt"}},
+		// gfortran's main program and runtime, names with two trailing
+		// underscores or capitals, and C's own: as they are.
+		{"MAIN__", trace.Name{Func: "MAIN__"}},
+		{"_gfortran_st_write", trace.Name{Func: "_gfortran_st_write"}},
+		{"mpi_send__", trace.Name{Func: "mpi_send__"}},
+		{"MPI_SEND_", trace.Name{Func: "MPI_SEND_"}},
+		{"__libc_start_main", trace.Name{Func: "__libc_start_main"}},
+		{"_start", trace.Name{Func: "_start"}},
 	} {
 		c.want.Image = "app"
 		if got := Written("app", c.sym); got != c.want {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Measures capture against uftrace alone (BENCHMARKS.md, section "capture:
 # streaming"): the C++ proxy examples/stencil.cpp, 8 ranks, built at -O0 and
-# at -O2, run under `uftrace record` writing its raw files (with the options
-# capture gives it) and under `difftrace capture`, alternately, REPS times
-# each. For each: wall time, peak disk used by the recording (sampled every
-# 0.1 s: uftrace's data directories; capture's temporary directory and run
+# at -O2, run under `uftrace record` writing its raw files — with uftrace's
+# own buffer size, as a user would run it, and with capture's (--buffer
+# 512K) — and under `difftrace capture`, alternately, REPS times each. For
+# each: wall time, peak disk used by the recording (sampled every 0.1 s:
+# uftrace's data directories; capture's temporary directory and run
 # directory), calls recorded, and for capture the ParLOT bytes written per
 # second per core.
 #
@@ -28,7 +29,9 @@ mkdir -p "$work/tmp"
 for o in O0 O2; do
 	mpicxx "-$o" -g -pg -fno-omit-frame-pointer -DOMPI_SKIP_MPICXX=1 -o "$work/stencil-$o" "$SRC"
 done
-# uftrace alone, as capture runs it (capture adds --host and --port). With
+# uftrace alone, as capture runs it (capture adds --host and --port, the
+# triggers that end a thread's pending calls, and with UFTRACE_BUFFER set here,
+# its --buffer). With
 # --keep-pid the program is the rank's process and uftrace's recorder its
 # child, which goes on writing the recording after the program has ended:
 # the wrapper, like capture, is the recorder's subreaper and waits for it,
@@ -41,7 +44,8 @@ d = sys.argv[1] + "." + os.environ.get("OMPI_COMM_WORLD_RANK", "0")
 pid = os.fork()
 if pid == 0:
     os.environ["LD_BIND_NOW"] = "1"
-    os.execvp("uftrace", ["uftrace", "record", "--keep-pid", "--no-event", "-P", ".", "-d", d, "--"] + sys.argv[2:])
+    buf = ["--buffer", os.environ["UFTRACE_BUFFER"]] if os.environ.get("UFTRACE_BUFFER") else []
+    os.execvp("uftrace", ["uftrace", "record"] + buf + ["--keep-pid", "--no-event", "-P", ".", "-d", d, "--"] + sys.argv[2:])
 code = 1
 while True:
     try:
@@ -79,6 +83,7 @@ run() {
 	local TIMEFORMAT=%R
 	case $mode in
 	uftrace) t=$({ time mpirun -np $NP "$work/uftrace.sh" "$out" "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
+	uftrace-buf) t=$({ time UFTRACE_BUFFER=512K mpirun -x UFTRACE_BUFFER -np $NP "$work/uftrace.sh" "$out" "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
 	capture) t=$({ time TMPDIR=$work/tmp mpirun -x TMPDIR -np $NP "$DT" capture -o "$out" -- "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
 	esac
 	kill -TERM $sampler
@@ -91,14 +96,14 @@ run() {
 	echo "$t $(cat "$work/peak") $calls $bytes"
 }
 
-echo "| build | recording | wall time (median of $REPS) | peak disk | calls | ParLOT bytes | bytes/s per core | capture / uftrace |"
-echo "|---|---|--:|--:|--:|--:|--:|--:|"
+echo "| build | recording | wall time (median of $REPS) | peak disk | calls | ParLOT bytes | bytes/s per core | capture / uftrace | capture / uftrace --buffer 512K |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|--:|"
 for o in O0 O2; do
 	prog=$work/stencil-$o
 	declare -A walls=() peaks=()
 	calls=- bytes=-
 	for _ in $(seq "$REPS"); do
-		for mode in uftrace capture; do
+		for mode in uftrace uftrace-buf capture; do
 			read -r w p c b < <(run $mode "$prog")
 			walls[$mode]+="$w"$'\n'
 			peaks[$mode]+="$p"$'\n'
@@ -107,10 +112,13 @@ for o in O0 O2; do
 	done
 	wu=$(echo -n "${walls[uftrace]}" | median)
 	wc=$(echo -n "${walls[capture]}" | median)
+	wb=$(echo -n "${walls[uftrace-buf]}" | median)
+	pb=$(echo -n "${peaks[uftrace-buf]}" | median)
 	pu=$(echo -n "${peaks[uftrace]}" | median)
 	pc=$(echo -n "${peaks[capture]}" | median)
-	printf '| -%s | uftrace record | %.2f s | %.0f MB | | | | |\n' "$o" "$wu" "$(echo "$pu / 1000000" | bc -l)"
-	printf '| -%s | difftrace capture | %.2f s | %.1f MB | %s | %s | %.0f | %.3f |\n' "$o" "$wc" "$(echo "$pc / 1000000" | bc -l)" \
-		"$calls" "$bytes" "$(echo "$bytes / $wc / $(nproc)" | bc -l)" "$(echo "$wc / $wu" | bc -l)"
+	printf '| -%s | uftrace record | %.2f s | %.0f MB | | | | | |\n' "$o" "$wu" "$(echo "$pu / 1000000" | bc -l)"
+	printf '| -%s | uftrace record --buffer 512K | %.2f s | %.0f MB | | | | | |\n' "$o" "$wb" "$(echo "$pb / 1000000" | bc -l)"
+	printf '| -%s | difftrace capture | %.2f s | %.1f MB | %s | %s | %.0f | %.3f | %.3f |\n' "$o" "$wc" "$(echo "$pc / 1000000" | bc -l)" \
+		"$calls" "$bytes" "$(echo "$bytes / $wc / $(nproc)" | bc -l)" "$(echo "$wc / $wu" | bc -l)" "$(echo "$wc / $wb" | bc -l)"
 	unset walls peaks
 done

@@ -171,7 +171,8 @@ func parseWaiting(s string) *decode.Waiting {
 	if !ok {
 		return nil
 	}
-	w := &decode.Waiting{Call: call, Peers: []int{}}
+	// Calls are named as the traces name them (mpi_recv_ reads mpi_recv).
+	w := &decode.Waiting{Call: decode.Written("", call).Func, Peers: []int{}}
 	switch {
 	case rest == "world":
 		w.Collective, w.World = true, true

@@ -21,7 +21,7 @@ func TestParseWaiting(t *testing.T) {
 		{"MPI_Waitall 1,3,?", &decode.Waiting{Call: "MPI_Waitall", Peers: []int{1, 3}, Unknown: true}},
 		{"MPI_Waitall ", &decode.Waiting{Call: "MPI_Waitall", Peers: []int{}}},
 		{"MPI_Allreduce world", &decode.Waiting{Call: "MPI_Allreduce", Peers: []int{}, Collective: true, World: true}},
-		{"mpi_barrier_ c:1,3", &decode.Waiting{Call: "mpi_barrier_", Peers: []int{1, 3}, Collective: true}},
+		{"mpi_barrier_ c:1,3", &decode.Waiting{Call: "mpi_barrier", Peers: []int{1, 3}, Collective: true}},
 		{"MPI_Recv x", nil},
 		{"garbage", nil},
 	} {

@@ -271,3 +271,15 @@ func directCallee(path string, ret uint64) (uint64, bool) {
 	}
 	return uint64(int64(ret) + int64(int32(binary.LittleEndian.Uint32(b[1:])))), true
 }
+
+// threadIDs lists the snapshot's threads (none for a nil snapshot).
+func (s *Snapshot) threadIDs() []int {
+	if s == nil {
+		return nil
+	}
+	ids := make([]int, 0, len(s.Threads))
+	for tid := range s.Threads {
+		ids = append(ids, tid)
+	}
+	return ids
+}

@@ -26,6 +26,7 @@ type uftraceBackend struct {
 	// stream receives the recording while the program runs (nil when
 	// the raw recording is to be kept, or no port could be opened).
 	stream *streamer
+	start  time.Time // when the recorder was started
 }
 
 func (u *uftraceBackend) program(name string) (string, error) { return programPath(name) }
@@ -46,6 +47,7 @@ func (u *uftraceBackend) command(opt Options, prog string, rank int, work string
 	}
 	cmd := exec.Command(u.path, args...)
 	cmd.Env = bindNow(os.Environ())
+	u.start = time.Now()
 	if !opt.NoPeers && !opt.AllImages && isMPIProgram(prog) {
 		// With --all-images uftrace would record the library's own PMPI
 		// calls as the program's.
@@ -58,6 +60,36 @@ func (u *uftraceBackend) command(opt Options, prog string, rank int, work string
 	}
 	return cmd
 }
+
+// removeShmem removes the buffers uftrace's recorder left in shared
+// memory (/dev/shm/uftrace-SESSION-TID-N): it unlinks them when it ends
+// normally, and leaves them when it is killed. They are found by the
+// recording's session ids (its sid-SESSION.map files in dir) and, in case
+// the recorder died before it sent those, by the program's thread ids, if
+// made since start.
+func removeShmem(dir string, tids []int, start time.Time) {
+	var names []string
+	maps, _ := filepath.Glob(filepath.Join(dir, "sid-*.map"))
+	for _, m := range maps {
+		sid := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), "sid-"), ".map")
+		got, _ := filepath.Glob(filepath.Join(shmemRoot, "uftrace-"+sid+"-*"))
+		names = append(names, got...)
+	}
+	for _, tid := range tids {
+		got, _ := filepath.Glob(filepath.Join(shmemRoot, "uftrace-*-"+strconv.Itoa(tid)+"-*"))
+		for _, g := range got {
+			if st, err := os.Stat(g); err == nil && !st.ModTime().Before(start.Add(-time.Second)) {
+				names = append(names, g)
+			}
+		}
+	}
+	for _, n := range names {
+		os.Remove(n)
+	}
+}
+
+// shmemRoot is where shm_open keeps its objects.
+const shmemRoot = "/dev/shm"
 
 // bindNow returns the environment uftrace and the traced program run in:
 // env with LD_BIND_NOW=1, so the dynamic linker resolves every procedure
@@ -96,14 +128,20 @@ func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *S
 		Dir: opt.Dir, Prefix: opt.Prefix, Rank: rank, PID: pid, Snapshot: snap, MainImage: prog, AllImages: opt.AllImages,
 	}
 	var res *ConvertResult
+	tids := append([]int{pid}, snap.threadIDs()...)
 	if u.stream != nil {
 		u.stream.wait(recorderWait)
+		for tid := range u.stream.threads {
+			tids = append(tids, tid)
+		}
+		removeShmem(u.stream.meta, tids, u.start)
 		var err error
 		if res, err = u.stream.convert(copt); err != nil {
 			log, _ := os.ReadFile(logFile)
 			return nil, fmt.Errorf("rank %d: %w%s", rank, err, logMessages(log))
 		}
 	} else {
+		removeShmem(dataDir, tids, u.start)
 		data, err := decode.OpenUftrace(dataDir)
 		if err != nil {
 			log, _ := os.ReadFile(logFile)
@@ -181,7 +219,7 @@ func programPath(name string) (string, error) {
 // (MPI_Abort, exit and their kin), so the trace ends inside the call it
 // left from. Its handler of SIGSEGV and SIGABRT does the same for crashes.
 func uftraceArgs(opt Options, dataDir, logFile, prog string) []string {
-	args := []string{"record", "--keep-pid", "--no-event", "-d", dataDir, "--logfile=" + logFile,
+	args := []string{"record", "--buffer", uftraceBuffer, "--keep-pid", "--no-event", "-d", dataDir, "--logfile=" + logFile,
 		"--debug-domain", "dynamic:3", "-P", "."}
 	for _, f := range endingCalls {
 		args = append(args, "-T", f+"@finish")
@@ -192,6 +230,16 @@ func uftraceArgs(opt Options, dataDir, logFile, prog string) []string {
 	args = append(args, "--", prog)
 	return append(args, opt.Command[1:]...)
 }
+
+// uftraceBuffer is the size of the buffers uftrace records each thread's
+// calls into, in memory shared with its recorder, which writes or sends
+// them once full. uftrace's default, 128 KiB, fills every millisecond or so
+// in a call-heavy code, and each time the thread takes a new buffer and the
+// recorder maps and unmaps the full one: 8 ranks of the -O0 stencil on 2
+// cores took about 30 % longer under uftrace alone with 128 KiB than with
+// 512 KiB or 1 MiB (BENCHMARKS.md). Two buffers of 512 KiB per thread that
+// calls anything are what it costs in /dev/shm.
+const uftraceBuffer = "512K"
 
 // endingCalls are the library functions after which a program does not
 // return to its code.

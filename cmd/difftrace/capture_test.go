@@ -626,8 +626,17 @@ func assertNoWork(t *testing.T, tmp, dir string) {
 	t.Helper()
 	left, _ := filepath.Glob(filepath.Join(tmp, "difftrace-*"))
 	partial, _ := filepath.Glob(filepath.Join(dir, ".*partial*"))
-	if len(left)+len(partial) > 0 {
-		t.Errorf("left behind: %v %v", left, partial)
+	// uftrace's buffers in shared memory, named by thread id: the main
+	// thread's is the rank's pid.
+	var shm []string
+	if m, err := decode.ReadManifest(filepath.Join(dir, "run.json")); err == nil {
+		for _, r := range m.Ranks {
+			got, _ := filepath.Glob(fmt.Sprintf("/dev/shm/uftrace-*-%d-*", r.PID))
+			shm = append(shm, got...)
+		}
+	}
+	if len(left)+len(partial)+len(shm) > 0 {
+		t.Errorf("left behind: %v %v %v", left, partial, shm)
 	}
 }
 
