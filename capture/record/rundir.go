@@ -169,13 +169,14 @@ func checkRunDir(dir string, tmpl decode.Manifest, force bool) error {
 			dir, strings.Join(m.Command, " "), m.Start.Local().Format(time.DateTime))
 	case m == nil:
 		// Another rank of this launch may be writing the first run.json
-		// (under the lock, as a temporary file): claimRunDir decides then.
+		// (under the lock, as a temporary file), or may have written it
+		// since it was read here: claimRunDir decides then.
 		ents, err := os.ReadDir(dir)
 		if err != nil {
 			return fileError(dir, err)
 		}
 		for _, e := range ents {
-			if n := e.Name(); n != lockName && n != activeName && !strings.HasPrefix(n, "."+decode.ManifestName+".tmp") {
+			if n := e.Name(); n != lockName && n != activeName && n != decode.ManifestName && !strings.HasPrefix(n, "."+decode.ManifestName+".tmp") {
 				return fmt.Errorf("%s is not empty and holds no run of this launch (%s…); choose an empty or new directory, or pass --force to write into it anyway", dir, n)
 			}
 		}
