@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/difftrace/difftrace/internal/testenv"
 )
 
 // hangJSON runs `difftrace hang RUN [NORMAL] --format json` and decodes it.
@@ -125,6 +127,7 @@ func TestHang(t *testing.T) {
 	// MPI_COMM_WORLD: the odd ranks split off; in it, rank 1 waits for
 	// rank 3, which went on to the communicator's barrier.
 	t.Run("fortran", func(t *testing.T) {
+		testenv.Tools(t, "this test records a Fortran MPI program (Debian: gfortran)", "mpif90", "gfortran")
 		src := filepath.Join(dir, "split.f90")
 		os.WriteFile(src, []byte(splitSrc), 0o644)
 		bin := filepath.Join(dir, "split")
