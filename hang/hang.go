@@ -7,10 +7,14 @@
 // In a hang every rank stops, and the ranks left waiting for the culprit
 // stop in the most telling places (the one stuck in MPI_Waitall for a send
 // that never came); the culprit itself may wait in a collective like
-// everyone else. Given the normal run, the culprit is the trace that did
-// something its normal counterpart did not (it parted from it), where the
-// others only stopped. Without one, the least-progressed traces and those
-// that ended where no peer did are the suspects.
+// everyone else. Where capture's MPI wrapper noted whom each blocked rank
+// waited for (run.json), the point-to-point waits lead from rank to rank to
+// the culprit: a rank that went on without what its peer waits for, or
+// ranks that wait for each other (WaitFor). Given the normal run, the
+// culprit is also the trace that did something its normal counterpart did
+// not (it parted from it), where the others only stopped. Without either,
+// the least-progressed traces and those that ended where no peer did are
+// the suspects.
 package hang
 
 import (
