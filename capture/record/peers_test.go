@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/testenv"
@@ -77,5 +78,36 @@ func TestPeersLibrary(t *testing.T) {
 	env, err := peersEnv([]string{"A=1", "LD_PRELOAD=/x.so"}, t.TempDir())
 	if err != nil || !slices.Contains(env, "LD_PRELOAD=/x.so:"+so) || slices.Contains(env, "LD_PRELOAD=/x.so") {
 		t.Errorf("peersEnv: %v, %v", env, err)
+	}
+}
+
+// removeShmem removes the buffers of the recording's sessions, and those of
+// its threads made since it started; another session's, and a buffer of a
+// thread id the recording shares with an older, dead session, stay.
+func TestRemoveShmem(t *testing.T) {
+	root, meta := t.TempDir(), t.TempDir()
+	old := shmemRoot
+	shmemRoot = root
+	defer func() { shmemRoot = old }()
+	start := time.Now()
+	touch := func(name string, at time.Time) {
+		p := filepath.Join(root, name)
+		os.WriteFile(p, []byte("x"), 0o600)
+		os.Chtimes(p, at, at)
+	}
+	os.WriteFile(filepath.Join(meta, "sid-0123abcd.map"), nil, 0o600)
+	touch("uftrace-0123abcd-100-000", start)                 // this session
+	touch("uftrace-0123abcd-101-001", start)                 // this session, another thread
+	touch("uftrace-feedface-102-000", start)                 // a thread of this run whose session is unknown
+	touch("uftrace-deadbeef-102-000", start.Add(-time.Hour)) // an old session's thread with that id
+	touch("uftrace-cafef00d-555-000", start)                 // another recording's
+	removeShmem(meta, []int{100, 102}, start)
+	left, _ := filepath.Glob(filepath.Join(root, "*"))
+	var names []string
+	for _, l := range left {
+		names = append(names, filepath.Base(l))
+	}
+	if want := []string{"uftrace-cafef00d-555-000", "uftrace-deadbeef-102-000"}; !slices.Equal(names, want) {
+		t.Errorf("left %v, want %v", names, want)
 	}
 }

@@ -88,8 +88,8 @@ func removeShmem(dir string, tids []int, start time.Time) {
 	}
 }
 
-// shmemRoot is where shm_open keeps its objects.
-const shmemRoot = "/dev/shm"
+// shmemRoot is where shm_open keeps its objects (a variable for tests).
+var shmemRoot = "/dev/shm"
 
 // bindNow returns the environment uftrace and the traced program run in:
 // env with LD_BIND_NOW=1, so the dynamic linker resolves every procedure
