@@ -90,8 +90,10 @@ func peersLibrary() (string, error) {
 	return so, os.Rename(tmp, so)
 }
 
-// peersEnv returns env with the peers library preloaded (after any
-// library the user preloads) and its file in work.
+// peersEnv returns env with the peers library preloaded, before any
+// library the user preloads (an MPI tool of theirs then comes next in the
+// chain of MPI calls: the library forwards each call to the next
+// definition), and its file in work.
 func peersEnv(env []string, work string) ([]string, error) {
 	so, err := peersLibrary()
 	if err != nil {
@@ -105,7 +107,7 @@ func peersEnv(env []string, work string) ([]string, error) {
 	preload := so
 	for i, kv := range out {
 		if v, ok := strings.CutPrefix(kv, "LD_PRELOAD="); ok && v != "" {
-			preload = v + ":" + so
+			preload = so + ":" + v
 			out = append(out[:i:i], out[i+1:]...)
 			break
 		}

@@ -76,7 +76,7 @@ func TestPeersLibrary(t *testing.T) {
 		t.Errorf("second call: %s, %v; want %s", again, err, so)
 	}
 	env, err := peersEnv([]string{"A=1", "LD_PRELOAD=/x.so"}, t.TempDir())
-	if err != nil || !slices.Contains(env, "LD_PRELOAD=/x.so:"+so) || slices.Contains(env, "LD_PRELOAD=/x.so") {
+	if err != nil || !slices.Contains(env, "LD_PRELOAD="+so+":/x.so") || slices.Contains(env, "LD_PRELOAD=/x.so") {
 		t.Errorf("peersEnv: %v, %v", env, err)
 	}
 }

@@ -376,6 +376,43 @@ func compile(t *testing.T, name, src string, flags ...string) string {
 	return bin
 }
 
+// TestCapturePeersKeepsOtherTools records a program run with an MPI tool
+// of the user's own preloaded (one that counts MPI_Send): capture's MPI
+// wrapper forwards each call to the next definition, so the tool still
+// sees every send.
+func TestCapturePeersKeepsOtherTools(t *testing.T) {
+	needE2E(t)
+	dir := t.TempDir()
+	src, tool := filepath.Join(dir, "tool.c"), filepath.Join(dir, "tool.so")
+	os.WriteFile(src, []byte(countSendsSrc), 0o644)
+	if out, err := exec.Command("mpicc", "-shared", "-fPIC", "-o", tool, src).CombinedOutput(); err != nil {
+		t.Fatalf("mpicc: %v\n%s", err, out)
+	}
+	run := filepath.Join(dir, "run")
+	cmd := exec.Command("mpirun", "-x", "LD_PRELOAD", "-np", "2", "--oversubscribe", difftraceBin, "capture", "-o", run, "--",
+		filepath.Join(examplesDir, "oddeven"))
+	cmd.Env = append(mpiEnv(), "LD_PRELOAD="+tool)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mpirun: %v\n%s", err, out)
+	}
+	counted := regexp.MustCompile(`counted ([1-9][0-9]*) sends`).FindAllString(string(out), -1)
+	if len(counted) != 2 {
+		t.Errorf("the user's tool did not count the sends of both ranks:\n%s", out)
+	}
+	if seq := traces(t, run, 0)[0]; count(seq, "MPI_Send") == 0 {
+		t.Errorf("rank 0's trace has no MPI_Send: %v", seq)
+	}
+}
+
+const countSendsSrc = `
+#include <mpi.h>
+#include <stdio.h>
+static int sends;
+int MPI_Send(const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m) { sends++; return PMPI_Send(b, c, t, d, g, m); }
+int MPI_Finalize(void) { fprintf(stderr, "counted %d sends\n", sends); return PMPI_Finalize(); }
+`
+
 // TestCaptureProgramKilled kills the traced program itself with SIGKILL:
 // no snapshot is possible, but the trace up to the last recorded call and
 // the manifest's account of the death must be there.

@@ -4,7 +4,8 @@
  * capture, the blocking MPI call the thread is in and the ranks (of
  * MPI_COMM_WORLD) it waits for, so that the stack snapshot of a hung run
  * can say who waits for whom. It records nothing else and changes no call:
- * every wrapper calls the PMPI function with its own arguments.
+ * every wrapper calls the next definition of its function (another MPI
+ * tool's, or the MPI library's) with its own arguments.
  *
  * Slot text, written while the call runs and cleared when it returns:
  *   "MPI_Recv 3"            point-to-point: the peers, comma-separated
@@ -26,6 +27,20 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* NEXT(MPI_X) is the next definition of MPI_X after this library's: that
+ * of another MPI tool preloaded or linked after it, if any, else the MPI
+ * library's own (its PMPI_X). Calling it keeps such a tool in the chain. */
+#define NEXT(name)                                                                                 \
+	({                                                                                         \
+		static __typeof__(&P##name) next_;                                                 \
+		if (next_ == NULL) {                                                               \
+			next_ = (__typeof__(&P##name))dlsym(RTLD_NEXT, #name);                     \
+			if (next_ == NULL)                                                         \
+				next_ = P##name;                                                   \
+		}                                                                                  \
+		next_;                                                                             \
+	})
 
 #define SLOTS 256
 #define SLOT_SIZE 1024
@@ -326,7 +341,7 @@ static void completed(int n, const MPI_Request *before, const MPI_Request *after
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
 	p2p("MPI_Send", 1, &dest, comm);
-	int rc = PMPI_Send(buf, count, type, dest, tag, comm);
+	int rc = NEXT(MPI_Send)(buf, count, type, dest, tag, comm);
 	clear();
 	return rc;
 }
@@ -334,7 +349,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, M
 int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
 	p2p("MPI_Ssend", 1, &dest, comm);
-	int rc = PMPI_Ssend(buf, count, type, dest, tag, comm);
+	int rc = NEXT(MPI_Ssend)(buf, count, type, dest, tag, comm);
 	clear();
 	return rc;
 }
@@ -343,7 +358,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 	     MPI_Status *status)
 {
 	p2p("MPI_Recv", 1, &source, comm);
-	int rc = PMPI_Recv(buf, count, type, source, tag, comm, status);
+	int rc = NEXT(MPI_Recv)(buf, count, type, source, tag, comm, status);
 	clear();
 	return rc;
 }
@@ -351,7 +366,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
 	p2p("MPI_Probe", 1, &source, comm);
-	int rc = PMPI_Probe(source, tag, comm, status);
+	int rc = NEXT(MPI_Probe)(source, tag, comm, status);
 	clear();
 	return rc;
 }
@@ -362,7 +377,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 {
 	int peers[2] = {dest, source};
 	p2p("MPI_Sendrecv", 2, peers, comm);
-	int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+	int rc = NEXT(MPI_Sendrecv)(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
 			       comm, status);
 	clear();
 	return rc;
@@ -373,7 +388,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
 {
 	int peers[2] = {dest, source};
 	p2p("MPI_Sendrecv_replace", 2, peers, comm);
-	int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, status);
+	int rc = NEXT(MPI_Sendrecv_replace)(buf, count, type, dest, stag, source, rtag, comm, status);
 	clear();
 	return rc;
 }
@@ -381,7 +396,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
 	      MPI_Request *req)
 {
-	int rc = PMPI_Isend(buf, count, type, dest, tag, comm, req);
+	int rc = NEXT(MPI_Isend)(buf, count, type, dest, tag, comm, req);
 	if (rc == MPI_SUCCESS)
 		remember(*req, comm, dest);
 	return rc;
@@ -390,7 +405,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
 int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
 	       MPI_Request *req)
 {
-	int rc = PMPI_Issend(buf, count, type, dest, tag, comm, req);
+	int rc = NEXT(MPI_Issend)(buf, count, type, dest, tag, comm, req);
 	if (rc == MPI_SUCCESS)
 		remember(*req, comm, dest);
 	return rc;
@@ -399,7 +414,7 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
 	      MPI_Request *req)
 {
-	int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
+	int rc = NEXT(MPI_Irecv)(buf, count, type, source, tag, comm, req);
 	if (rc == MPI_SUCCESS)
 		remember(*req, comm, source);
 	return rc;
@@ -409,7 +424,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
 	MPI_Request r = *req;
 	waits("MPI_Wait", 1, req);
-	int rc = PMPI_Wait(req, status);
+	int rc = NEXT(MPI_Wait)(req, status);
 	clear();
 	if (*req == MPI_REQUEST_NULL)
 		forget(r);
@@ -422,8 +437,9 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
  * the call began. */
 int MPI_Waitall(int n, MPI_Request reqs_[], MPI_Status statuses[])
 {
-	if (slot() == NULL || n <= 0)
-		return PMPI_Waitall(n, reqs_, statuses);
+	/* Another tool's MPI_Waitall, or no slot: call it as it is. */
+	if (slot() == NULL || n <= 0 || NEXT(MPI_Waitall) != PMPI_Waitall)
+		return NEXT(MPI_Waitall)(n, reqs_, statuses);
 	int *idx = malloc(sizeof(int) * n);
 	MPI_Request *before = malloc(sizeof(MPI_Request) * n);
 	int ignore = statuses == MPI_STATUSES_IGNORE;
@@ -434,7 +450,7 @@ int MPI_Waitall(int n, MPI_Request reqs_[], MPI_Status statuses[])
 		if (!ignore)
 			free(st);
 		waits("MPI_Waitall", n, reqs_);
-		int rc = PMPI_Waitall(n, reqs_, statuses);
+		int rc = NEXT(MPI_Waitall)(n, reqs_, statuses);
 		clear();
 		return rc;
 	}
@@ -473,7 +489,7 @@ int MPI_Waitany(int n, MPI_Request reqs_[], int *index, MPI_Status *status)
 {
 	waits("MPI_Waitany", n, reqs_);
 	COPY_REQS(n, reqs_)
-	int rc = PMPI_Waitany(n, reqs_, index, status);
+	int rc = NEXT(MPI_Waitany)(n, reqs_, index, status);
 	clear();
 	FREE_REQS(n, reqs_)
 	return rc;
@@ -483,7 +499,7 @@ int MPI_Waitsome(int n, MPI_Request reqs_[], int *outcount, int indices[], MPI_S
 {
 	waits("MPI_Waitsome", n, reqs_);
 	COPY_REQS(n, reqs_)
-	int rc = PMPI_Waitsome(n, reqs_, outcount, indices, statuses);
+	int rc = NEXT(MPI_Waitsome)(n, reqs_, outcount, indices, statuses);
 	clear();
 	FREE_REQS(n, reqs_)
 	return rc;
@@ -492,7 +508,7 @@ int MPI_Waitsome(int n, MPI_Request reqs_[], int *outcount, int indices[], MPI_S
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
 	MPI_Request r = *req;
-	int rc = PMPI_Test(req, flag, status);
+	int rc = NEXT(MPI_Test)(req, flag, status);
 	if (*req == MPI_REQUEST_NULL)
 		forget(r);
 	return rc;
@@ -501,7 +517,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 int MPI_Testall(int n, MPI_Request reqs_[], int *flag, MPI_Status statuses[])
 {
 	COPY_REQS(n, reqs_)
-	int rc = PMPI_Testall(n, reqs_, flag, statuses);
+	int rc = NEXT(MPI_Testall)(n, reqs_, flag, statuses);
 	FREE_REQS(n, reqs_)
 	return rc;
 }
@@ -509,7 +525,7 @@ int MPI_Testall(int n, MPI_Request reqs_[], int *flag, MPI_Status statuses[])
 int MPI_Barrier(MPI_Comm comm)
 {
 	collective("MPI_Barrier", comm);
-	int rc = PMPI_Barrier(comm);
+	int rc = NEXT(MPI_Barrier)(comm);
 	clear();
 	return rc;
 }
@@ -517,7 +533,7 @@ int MPI_Barrier(MPI_Comm comm)
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
 	collective("MPI_Bcast", comm);
-	int rc = PMPI_Bcast(buf, count, type, root, comm);
+	int rc = NEXT(MPI_Bcast)(buf, count, type, root, comm);
 	clear();
 	return rc;
 }
@@ -526,7 +542,7 @@ int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, 
 	       MPI_Comm comm)
 {
 	collective("MPI_Reduce", comm);
-	int rc = PMPI_Reduce(s, r, count, type, op, root, comm);
+	int rc = NEXT(MPI_Reduce)(s, r, count, type, op, root, comm);
 	clear();
 	return rc;
 }
@@ -534,7 +550,7 @@ int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, 
 int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
 	collective("MPI_Allreduce", comm);
-	int rc = PMPI_Allreduce(s, r, count, type, op, comm);
+	int rc = NEXT(MPI_Allreduce)(s, r, count, type, op, comm);
 	clear();
 	return rc;
 }
@@ -543,7 +559,7 @@ int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Dat
 	       MPI_Comm comm)
 {
 	collective("MPI_Gather", comm);
-	int rc = PMPI_Gather(s, sc, st, r, rc_, rt, root, comm);
+	int rc = NEXT(MPI_Gather)(s, sc, st, r, rc_, rt, root, comm);
 	clear();
 	return rc;
 }
@@ -552,7 +568,7 @@ int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_
 		  MPI_Comm comm)
 {
 	collective("MPI_Allgather", comm);
-	int rc = PMPI_Allgather(s, sc, st, r, rc_, rt, comm);
+	int rc = NEXT(MPI_Allgather)(s, sc, st, r, rc_, rt, comm);
 	clear();
 	return rc;
 }
@@ -561,7 +577,7 @@ int MPI_Scatter(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_Da
 		MPI_Comm comm)
 {
 	collective("MPI_Scatter", comm);
-	int rc = PMPI_Scatter(s, sc, st, r, rc_, rt, root, comm);
+	int rc = NEXT(MPI_Scatter)(s, sc, st, r, rc_, rt, root, comm);
 	clear();
 	return rc;
 }
@@ -570,7 +586,7 @@ int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_D
 		 MPI_Comm comm)
 {
 	collective("MPI_Alltoall", comm);
-	int rc = PMPI_Alltoall(s, sc, st, r, rc_, rt, comm);
+	int rc = NEXT(MPI_Alltoall)(s, sc, st, r, rc_, rt, comm);
 	clear();
 	return rc;
 }
@@ -578,7 +594,7 @@ int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc_, MPI_D
 int MPI_Finalize(void)
 {
 	collective("MPI_Finalize", MPI_COMM_WORLD);
-	int rc = PMPI_Finalize();
+	int rc = NEXT(MPI_Finalize)();
 	clear();
 	return rc;
 }
@@ -736,7 +752,7 @@ void mpi_finalize_(MPI_Fint *ierr)
 int MPI_Comm_free(MPI_Comm *comm)
 {
 	drop_comm(*comm);
-	return PMPI_Comm_free(comm);
+	return NEXT(MPI_Comm_free)(comm);
 }
 
 void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr)
