@@ -94,9 +94,12 @@ func peersLibrary() (string, error) {
 // library the user preloads (an MPI tool of theirs then comes next in the
 // chain of MPI calls: the library forwards each call to the next
 // definition), and its file in work.
-func peersEnv(env []string, work string) ([]string, error) {
+func peersEnv(env []string, work, prog string) ([]string, error) {
 	so, err := peersLibrary()
 	if err != nil {
+		return nil, err
+	}
+	if err := sameMPI(prog, so); err != nil {
 		return nil, err
 	}
 	file, err := newPeersFile(work)
@@ -113,6 +116,56 @@ func peersEnv(env []string, work string) ([]string, error) {
 		}
 	}
 	return append(out, "LD_PRELOAD="+preload, peersVar+"="+file), nil
+}
+
+// sameMPI checks that the library, built with the mpicc in PATH, is for
+// the MPI library the program links: preloaded into a program of another
+// MPI (MPICH's libmpi.so.12 against Open MPI's libmpi.so.40), it would load
+// a second MPI library into it.
+func sameMPI(prog, so string) error {
+	p, err := importedLibraries(prog)
+	if err != nil {
+		return err
+	}
+	l, err := importedLibraries(so)
+	if err != nil {
+		return err
+	}
+	want, ok := mpiLibrary(l)
+	if !ok {
+		return nil
+	}
+	// A Fortran program may link only the Fortran bindings
+	// (libmpi_mpifh.so.40, MPICH's libmpifort.so.12), which carry the
+	// MPI library's version.
+	got := ""
+	for _, x := range p {
+		if strings.HasPrefix(x, "libmpi") {
+			if soVersion(x) == soVersion(want) {
+				return nil
+			}
+			got = x
+		}
+	}
+	return fmt.Errorf("the program links %s, and the mpicc in PATH builds for %s", got, want)
+}
+
+// mpiLibrary returns the C MPI library among libs (libmpi.so.N).
+func mpiLibrary(libs []string) (string, bool) {
+	for _, l := range libs {
+		if strings.HasPrefix(l, "libmpi.so") {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// soVersion returns a shared library's major version: "40" for
+// libmpi.so.40 or libmpi_mpifh.so.40.1.
+func soVersion(name string) string {
+	_, v, _ := strings.Cut(name, ".so.")
+	v, _, _ = strings.Cut(v, ".")
+	return v
 }
 
 // isMPIProgram says the program links an MPI library.

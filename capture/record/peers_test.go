@@ -75,7 +75,10 @@ func TestPeersLibrary(t *testing.T) {
 	if err != nil || again != so {
 		t.Errorf("second call: %s, %v; want %s", again, err, so)
 	}
-	env, err := peersEnv([]string{"A=1", "LD_PRELOAD=/x.so"}, t.TempDir())
+	if err := sameMPI(so, so); err != nil {
+		t.Errorf("sameMPI of the library itself: %v", err)
+	}
+	env, err := peersEnv([]string{"A=1", "LD_PRELOAD=/x.so"}, t.TempDir(), so)
 	if err != nil || !slices.Contains(env, "LD_PRELOAD="+so+":/x.so") || slices.Contains(env, "LD_PRELOAD=/x.so") {
 		t.Errorf("peersEnv: %v, %v", env, err)
 	}
@@ -109,5 +112,25 @@ func TestRemoveShmem(t *testing.T) {
 	}
 	if want := []string{"uftrace-cafef00d-555-000", "uftrace-deadbeef-102-000"}; !slices.Equal(names, want) {
 		t.Errorf("left %v, want %v", names, want)
+	}
+}
+
+func TestMPILibrary(t *testing.T) {
+	if l, ok := mpiLibrary([]string{"libmpi_mpifh.so.40", "libmpi.so.40", "libc.so.6"}); !ok || l != "libmpi.so.40" {
+		t.Errorf("Open MPI Fortran program: %q %v", l, ok)
+	}
+	if l, ok := mpiLibrary([]string{"libmpi.so.12", "libc.so.6"}); !ok || l != "libmpi.so.12" {
+		t.Errorf("MPICH program: %q %v", l, ok)
+	}
+	if _, ok := mpiLibrary([]string{"libc.so.6"}); ok {
+		t.Errorf("a program without MPI has an MPI library")
+	}
+}
+
+func TestSOVersion(t *testing.T) {
+	for name, want := range map[string]string{"libmpi.so.40": "40", "libmpi_mpifh.so.40.30.1": "40", "libmpifort.so.12": "12", "libmpi.so": ""} {
+		if got := soVersion(name); got != want {
+			t.Errorf("soVersion(%q) = %q, want %q", name, got, want)
+		}
 	}
 }
