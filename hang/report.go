@@ -48,18 +48,24 @@ func (rep *Report) WriteText(w io.Writer, rows int) error {
 	}
 
 	b.WriteString("\nsuspects:\n")
-	if len(rep.Suspects) == 0 {
-		b.WriteString("  none\n")
-	}
-	for _, s := range rep.Suspects {
-		fmt.Fprintf(&b, "  %s  %s\n", s.Trace, s.Reason)
-	}
+	writeSuspects(&b, rep.Suspects, "  ")
 	writeLoops(&b, rep.Loops, "")
 	for _, n := range rep.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeSuspects lists the suspects with their reasons, or says there are
+// none.
+func writeSuspects(b *strings.Builder, suspects []Suspect, indent string) {
+	if len(suspects) == 0 {
+		b.WriteString(indent + "none\n")
+	}
+	for _, s := range suspects {
+		fmt.Fprintf(b, "%s%s  %s\n", indent, s.Trace, s.Reason)
+	}
 }
 
 // writeLoops lists the loops the report names, in ID order.
@@ -104,12 +110,7 @@ func (rep *Report) WriteBrief(w io.Writer) error {
 		}
 	}
 	b.WriteString("        suspects (difftrace hang for the details):\n")
-	if len(rep.Suspects) == 0 {
-		b.WriteString("          none\n")
-	}
-	for _, s := range rep.Suspects {
-		fmt.Fprintf(&b, "          %s  %s\n", s.Trace, s.Reason)
-	}
+	writeSuspects(&b, rep.Suspects, "          ")
 	writeLoops(&b, rep.Loops, "        ")
 	_, err := io.WriteString(w, b.String())
 	return err
