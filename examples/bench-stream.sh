@@ -11,6 +11,10 @@
 #
 #   examples/bench-stream.sh [DIFFTRACE] [STEPS] [REPS] [RANKS]
 #
+# BUFFER (default 512K) sets the second uftrace-alone run's --buffer;
+# SETSID=1 starts each rank's uftrace in a session of its own, as capture's
+# worker once was (see BENCHMARKS.md).
+#
 # STEPS (default 1700) sets the run's length: about 7,500 calls per step and
 # rank at -O0, so 1700 steps are about 100 million calls over 8 ranks
 # (RANKS, default 8).
@@ -43,6 +47,8 @@ ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 d = sys.argv[1] + "." + os.environ.get("OMPI_COMM_WORLD_RANK", "0")
 pid = os.fork()
 if pid == 0:
+    if os.environ.get("SETSID") == "1":
+        os.setsid()
     os.environ["LD_BIND_NOW"] = "1"
     buf = ["--buffer", os.environ["UFTRACE_BUFFER"]] if os.environ.get("UFTRACE_BUFFER") else []
     os.execvp("uftrace", ["uftrace", "record"] + buf + ["--keep-pid", "--no-event", "-P", ".", "-d", d, "--"] + sys.argv[2:])
@@ -82,8 +88,8 @@ run() {
 	local sampler=$!
 	local TIMEFORMAT=%R
 	case $mode in
-	uftrace) t=$({ time mpirun -np $NP "$work/uftrace.sh" "$out" "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
-	uftrace-buf) t=$({ time UFTRACE_BUFFER=512K mpirun -x UFTRACE_BUFFER -np $NP "$work/uftrace.sh" "$out" "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
+	uftrace) t=$({ time SETSID=${SETSID:-0} mpirun -x SETSID -np $NP "$work/uftrace.sh" "$out" "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
+	uftrace-buf) t=$({ time UFTRACE_BUFFER=${BUFFER:-512K} mpirun -x UFTRACE_BUFFER -np $NP "$work/uftrace.sh" "$out" "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
 	capture) t=$({ time TMPDIR=$work/tmp mpirun -x TMPDIR -np $NP "$DT" capture -o "$out" -- "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
 	esac
 	kill -TERM $sampler
@@ -117,7 +123,7 @@ for o in O0 O2; do
 	pu=$(echo -n "${peaks[uftrace]}" | median)
 	pc=$(echo -n "${peaks[capture]}" | median)
 	printf '| -%s | uftrace record | %.2f s | %.0f MB | | | | | |\n' "$o" "$wu" "$(echo "$pu / 1000000" | bc -l)"
-	printf '| -%s | uftrace record --buffer 512K | %.2f s | %.0f MB | | | | | |\n' "$o" "$wb" "$(echo "$pb / 1000000" | bc -l)"
+	printf '| -%s | uftrace record --buffer %s | %.2f s | %.0f MB | | | | | |\n' "$o" "${BUFFER:-512K}" "$wb" "$(echo "$pb / 1000000" | bc -l)"
 	printf '| -%s | difftrace capture | %.2f s | %.1f MB | %s | %s | %.0f | %.3f | %.3f |\n' "$o" "$wc" "$(echo "$pc / 1000000" | bc -l)" \
 		"$calls" "$bytes" "$(echo "$bytes / $wc / $(nproc)" | bc -l)" "$(echo "$wc / $wu" | bc -l)" "$(echo "$wc / $wb" | bc -l)"
 	unset walls peaks
