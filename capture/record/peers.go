@@ -131,6 +131,11 @@ func sameMPI(prog, so string) error {
 	if err != nil {
 		return err
 	}
+	return mpiMismatch(p, l)
+}
+
+// mpiMismatch compares the libraries a program and the wrapper need.
+func mpiMismatch(p, l []string) error {
 	want, ok := mpiLibrary(l)
 	if !ok {
 		return nil

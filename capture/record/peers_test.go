@@ -75,9 +75,6 @@ func TestPeersLibrary(t *testing.T) {
 	if err != nil || again != so {
 		t.Errorf("second call: %s, %v; want %s", again, err, so)
 	}
-	if err := sameMPI(so, so); err != nil {
-		t.Errorf("sameMPI of the library itself: %v", err)
-	}
 	env, err := peersEnv([]string{"A=1", "LD_PRELOAD=/x.so"}, t.TempDir(), so)
 	if err != nil || !slices.Contains(env, "LD_PRELOAD="+so+":/x.so") || slices.Contains(env, "LD_PRELOAD=/x.so") {
 		t.Errorf("peersEnv: %v, %v", env, err)
@@ -112,6 +109,29 @@ func TestRemoveShmem(t *testing.T) {
 	}
 	if want := []string{"uftrace-cafef00d-555-000", "uftrace-deadbeef-102-000"}; !slices.Equal(names, want) {
 		t.Errorf("left %v, want %v", names, want)
+	}
+}
+
+// The wrapper goes only into a program of its MPI library: Open MPI's C
+// and Fortran programs (the latter may link only the Fortran bindings),
+// not MPICH's.
+func TestMPIMismatch(t *testing.T) {
+	ompi := []string{"libmpi.so.40", "libc.so.6"}
+	for _, c := range []struct {
+		prog []string
+		ok   bool
+	}{
+		{[]string{"libmpi.so.40", "libstdc++.so.6"}, true},
+		{[]string{"libmpi_usempi_ignore_tkr.so.40", "libmpi_mpifh.so.40", "libgfortran.so.5"}, true},
+		{[]string{"libmpi.so.12"}, false},
+		{[]string{"libmpifort.so.12", "libmpi.so.12"}, false},
+	} {
+		if err := mpiMismatch(c.prog, ompi); (err == nil) != c.ok {
+			t.Errorf("program linking %v: %v, want ok %v", c.prog, err, c.ok)
+		}
+	}
+	if err := mpiMismatch([]string{"libmpi.so.12"}, []string{"libc.so.6"}); err != nil {
+		t.Errorf("a wrapper that names no MPI library refuses: %v", err)
 	}
 }
 
