@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -88,7 +89,8 @@ type UftraceTask struct {
 // UftraceData is an opened uftrace data directory. Its methods may be called
 // from one goroutine at a time.
 type UftraceData struct {
-	Dir      string
+	Dir      string // where the files are, as named in messages
+	fsys     fs.FS  // the files (Dir itself, or files held in memory)
 	Version  uint32
 	Features uint64
 	// Info holds the "key:value" lines of the info file (exename, cmdline,
@@ -150,18 +152,26 @@ func (e *UftraceError) Error() string {
 // info, sessions, threads and memory maps. Records and symbols are read on
 // demand.
 func OpenUftrace(dir string) (*UftraceData, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, readError(dir, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory (give the directory uftrace record wrote, uftrace.data by default)", dir)
+	}
+	return OpenUftraceFS(os.DirFS(dir), dir)
+}
+
+// OpenUftraceFS is OpenUftrace for the files of a recording held in fsys,
+// such as those uftrace sends over its network protocol and capture keeps
+// in memory; dir names them in messages.
+func OpenUftraceFS(fsys fs.FS, dir string) (*UftraceData, error) {
 	d := &UftraceData{
 		Dir:    dir,
+		fsys:   fsys,
 		Info:   map[string]string{},
 		forks:  map[int]int{},
 		maps:   map[string][]uftraceMap{},
 		images: map[string]*uftraceImage{},
 		cache:  map[uftraceAddrKey]trace.Name{},
-	}
-	if st, err := os.Stat(dir); err != nil {
-		return nil, readError(dir, err)
-	} else if !st.IsDir() {
-		return nil, fmt.Errorf("%s: not a directory (give the directory uftrace record wrote, uftrace.data by default)", dir)
 	}
 	if err := d.readInfo(); err != nil {
 		return nil, err
@@ -182,7 +192,7 @@ func OpenUftrace(dir string) (*UftraceData, error) {
 
 func (d *UftraceData) readInfo() error {
 	path := filepath.Join(d.Dir, "info")
-	b, err := os.ReadFile(path)
+	b, err := fs.ReadFile(d.fsys, "info")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s: no info file: not a uftrace data directory, or uftrace was killed before it started writing; record the run again", d.Dir)
@@ -261,7 +271,7 @@ func parseUftraceTime(s string) (uint64, bool) {
 
 func (d *UftraceData) readTasks() error {
 	path := filepath.Join(d.Dir, "task.txt")
-	f, err := os.Open(path)
+	f, err := d.fsys.Open("task.txt")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s: no task.txt: the recording is incomplete or was made by a uftrace older than 0.9", d.Dir)
@@ -348,9 +358,9 @@ func (d *UftraceData) readTasks() error {
 		return &UftraceError{path, -1, 0, "no session (SESS line): the recording is empty or incomplete; record the run again"}
 	}
 	// Threads that wrote data but have no TASK line (uftrace killed early).
-	dats, _ := filepath.Glob(filepath.Join(d.Dir, "*.dat"))
+	dats, _ := fs.Glob(d.fsys, "*.dat")
 	for _, p := range dats {
-		tid, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(p), ".dat"))
+		tid, err := strconv.Atoi(strings.TrimSuffix(p, ".dat"))
 		if err != nil {
 			continue // perf-cpuN.dat and the like
 		}
@@ -393,7 +403,7 @@ func (d *UftraceData) readTasks() error {
 
 func (d *UftraceData) readMap(sid string) error {
 	path := filepath.Join(d.Dir, "sid-"+sid+".map")
-	f, err := os.Open(path)
+	f, err := d.fsys.Open("sid-" + sid + ".map")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			d.maps[sid] = nil // symbols of this session cannot be resolved
@@ -497,7 +507,7 @@ func (d *UftraceData) session(pid int, t uint64) *UftraceSession {
 
 // UftraceRecords reads the records of one thread's data file in order.
 type UftraceRecords struct {
-	f    *os.File
+	f    fs.File
 	br   *bufio.Reader
 	name string
 	off  int64
@@ -515,7 +525,7 @@ func (d *UftraceData) OpenRecords(tid int) (*UftraceRecords, error) {
 		return nil, fmt.Errorf("%s: recorded with function arguments or return values (uftrace -A/-R/-a), which difftrace does not read; record without them", d.Dir)
 	}
 	name := filepath.Join(d.Dir, strconv.Itoa(tid)+".dat")
-	f, err := os.Open(name)
+	f, err := d.fsys.Open(strconv.Itoa(tid) + ".dat")
 	if errors.Is(err, os.ErrNotExist) {
 		return &UftraceRecords{name: name}, nil
 	}
@@ -637,7 +647,7 @@ func (d *UftraceData) image(path, buildID string) *uftraceImage {
 	if img, ok := d.images[path]; ok {
 		return img
 	}
-	img, err := readUftraceSyms(filepath.Join(d.Dir, filepath.Base(path)+".sym"), path)
+	img, err := readUftraceSyms(d.fsys, filepath.Base(path)+".sym", filepath.Join(d.Dir, filepath.Base(path)+".sym"), path)
 	if err != nil {
 		img = readELFSyms(path, buildID)
 	}

@@ -7,7 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"os"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,9 +31,10 @@ type uftraceImage struct {
 	err  error  // why no symbols could be read (then syms is empty)
 }
 
-// readUftraceSyms reads a .sym file uftrace saved for the image at path.
-func readUftraceSyms(file, path string) (*uftraceImage, error) {
-	f, err := os.Open(file)
+// readUftraceSyms reads the .sym file uftrace saved for the image at path,
+// name in fsys (file in messages).
+func readUftraceSyms(fsys fs.FS, name, file, path string) (*uftraceImage, error) {
+	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}

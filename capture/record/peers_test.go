@@ -101,7 +101,7 @@ func TestRemoveShmem(t *testing.T) {
 	touch("uftrace-feedface-102-000", start)                 // a thread of this run whose session is unknown
 	touch("uftrace-deadbeef-102-000", start.Add(-time.Hour)) // an old session's thread with that id
 	touch("uftrace-cafef00d-555-000", start)                 // another recording's
-	removeShmem(meta, []int{100, 102}, start)
+	removeShmem(sessionsIn(meta), []int{100, 102}, start)
 	left, _ := filepath.Glob(filepath.Join(root, "*"))
 	var names []string
 	for _, l := range left {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+	"testing/fstest"
 	"time"
 
 	"github.com/difftrace/difftrace/parlot"
@@ -43,9 +45,14 @@ const (
 	infoHeaderSize  = 40
 	maxMessageBytes = 1 << 30
 	// readBuffer is the receiving buffer: a few of the recorder's
-	// messages (a shared-memory buffer each, 128 KiB by default).
+	// messages (a shared-memory buffer each, uftraceBuffer).
 	readBuffer = 4 << 20
-	recordSize = 16
+	// socketBuffer is the size asked for the socket's receive buffer (the
+	// kernel may grant less: net.core.rmem_max), recvLowWater how much of
+	// it fills before the receiver wakes.
+	socketBuffer = 8 << 20
+	recvLowWater = 1 << 20
+	recordSize   = 16
 	// addrCacheSize is the number of address → ID pairs kept in front of
 	// the map (a power of two).
 	addrCacheSize = 4096
@@ -60,7 +67,12 @@ type streamer struct {
 	ln   net.Listener
 	dir  string // where the partial compressed traces go (the run directory)
 	base string // their name prefix
-	meta string // where the recording's metadata files go
+	// files holds the files that describe the recording (symbol tables,
+	// memory maps, task.txt, info) as they arrive: a few megabytes, kept
+	// in memory, for a hundred files or more that would otherwise be made
+	// and removed again on disk for every rank (file creation is what a
+	// short run's recording cost most, on ext4).
+	files fstest.MapFS
 
 	ids   map[uint64]uint16
 	addrs []uint64 // addrs[id-1] is the address of provisional ID id
@@ -100,17 +112,13 @@ type streamThread struct {
 }
 
 // newStreamer listens on a loopback port for one recorder.
-func newStreamer(dir, base, meta string) (*streamer, error) {
+func newStreamer(dir, base string) (*streamer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listening for uftrace's records on a loopback port: %w", err)
 	}
-	if err := os.MkdirAll(meta, 0o700); err != nil {
-		ln.Close()
-		return nil, err
-	}
 	s := &streamer{
-		ln: ln, dir: dir, base: base, meta: meta,
+		ln: ln, dir: dir, base: base, files: fstest.MapFS{},
 		ids:     map[uint64]uint16{},
 		threads: map[int]*streamThread{},
 		done:    make(chan struct{}),
@@ -136,26 +144,31 @@ func (s *streamer) serve() {
 	}
 	defer conn.Close()
 	if tc, ok := conn.(*net.TCPConn); ok {
-		// Fewer, larger reads: the recorder sends buffers of 128 KiB.
-		tc.SetReadBuffer(8 << 20)
+		tc.SetReadBuffer(socketBuffer)
+		lowWater(tc, recvLowWater)
 	}
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()
-	// Read with blocking system calls on a copy of the socket, into a
-	// large buffer that messages are decoded in place from: a recorder
-	// sharing the node's cores with the program wakes up as seldom as it
-	// can (the runtime's poller would wake it for every segment).
-	var src io.Reader = conn
-	if tc, ok := conn.(*net.TCPConn); ok {
-		if f, err := tc.File(); err == nil {
-			defer f.Close()
-			src = f
-		}
-	}
-	if err := s.read(bufio.NewReaderSize(src, readBuffer)); err != nil {
+	if err := s.read(bufio.NewReaderSize(conn, readBuffer)); err != nil {
 		s.fail(err)
 	}
+}
+
+// lowWater asks the kernel to report the connection readable only once n
+// bytes have arrived (SO_RCVLOWAT), or it is closed. The receiver then
+// wakes once for every few of the recorder's buffers instead of once for
+// every segment of each: on a node whose cores the program's ranks keep
+// busy, every wake-up of a capture is a switch away from a rank. Without
+// it (an older kernel), the receiver wakes more often and works the same.
+func lowWater(tc *net.TCPConn, n int) {
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return
+	}
+	rc.Control(func(fd uintptr) {
+		syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, n)
+	})
 }
 
 func (s *streamer) fail(err error) {
@@ -366,8 +379,8 @@ func (s *streamer) id(addr uint64) (uint16, error) {
 	return id, nil
 }
 
-// metadata stores one of the recording's files (a symbol table, a memory
-// map, task.txt) in the metadata directory.
+// metadata keeps one of the recording's files (a symbol table, a memory
+// map, task.txt).
 func (s *streamer) metadata(b []byte) error {
 	if len(b) < 4 {
 		return errors.New("uftrace sent a file without its name")
@@ -380,7 +393,8 @@ func (s *streamer) metadata(b []byte) error {
 	if name == "." || name == ".." || name == "/" || strings.ContainsRune(name, 0) {
 		return fmt.Errorf("uftrace sent a file named %q", string(b[4:4+n]))
 	}
-	return os.WriteFile(filepath.Join(s.meta, name), b[4+n:], 0o600)
+	s.files[name] = &fstest.MapFile{Data: slices.Clone(b[4+n:]), Mode: 0o600}
+	return nil
 }
 
 // info stores the recording's info file; uftrace sends its header's fields
@@ -396,7 +410,8 @@ func (s *streamer) info(b []byte) error {
 	binary.LittleEndian.PutUint64(h[16:], binary.BigEndian.Uint64(b[16:]))
 	binary.LittleEndian.PutUint64(h[24:], binary.BigEndian.Uint64(b[24:]))
 	binary.LittleEndian.PutUint16(h[32:], binary.BigEndian.Uint16(b[32:]))
-	return os.WriteFile(filepath.Join(s.meta, "info"), h, 0o600)
+	s.files["info"] = &fstest.MapFile{Data: h, Mode: 0o600}
+	return nil
 }
 
 // flush writes what each thread's stream still holds and closes the
@@ -429,6 +444,20 @@ func (s *streamer) remove() {
 	}
 }
 
+// sessions returns the session ids of the recording: those of the memory
+// maps uftrace sent.
+func (s *streamer) sessions() []string {
+	var sids []string
+	for name := range s.files {
+		if sid, ok := strings.CutPrefix(name, "sid-"); ok {
+			if sid, ok = strings.CutSuffix(sid, ".map"); ok {
+				sids = append(sids, sid)
+			}
+		}
+	}
+	return sids
+}
+
 // convert writes the ParLOT files of process opt.PID from the streamed
 // recording: it names the provisional IDs with the symbol tables uftrace
 // sent last, numbers them as ConvertUftrace does, and rewrites each
@@ -445,7 +474,7 @@ func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := decode.OpenUftrace(s.meta)
+	data, err := decode.OpenUftraceFS(s.files, "the recording uftrace sent")
 	if err != nil {
 		if !ended {
 			return nil, fmt.Errorf("uftrace's recorder ended before it sent the recording's symbol tables (%v): the calls recorded cannot be named", err)

@@ -34,7 +34,7 @@ func solverRecords(n int) []byte {
 // uftrace sends: decode the records and compress them.
 func BenchmarkStreamRecords(b *testing.B) {
 	data := solverRecords(1 << 20)
-	s, err := newStreamer(b.TempDir(), ".trace.0", b.TempDir()+"/meta")
+	s, err := newStreamer(b.TempDir(), ".trace.0")
 	if err != nil {
 		b.Fatal(err)
 	}

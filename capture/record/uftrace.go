@@ -37,7 +37,7 @@ func (u *uftraceBackend) command(opt Options, prog string, rank int, work string
 	dataDir, logFile := filepath.Join(work, "uftrace.data"), filepath.Join(work, "uftrace.log")
 	args := uftraceArgs(opt, dataDir, logFile, prog)
 	if !opt.KeepUftrace {
-		s, err := newStreamer(opt.Dir, "."+opt.Prefix+"."+strconv.Itoa(rank), filepath.Join(work, "received"))
+		s, err := newStreamer(opt.Dir, "."+opt.Prefix+"."+strconv.Itoa(rank))
 		if err != nil {
 			fmt.Fprintf(opt.Stderr, "difftrace capture: rank %d: %v; uftrace writes its raw recording to %s instead\n", rank, err, work)
 		} else {
@@ -64,14 +64,12 @@ func (u *uftraceBackend) command(opt Options, prog string, rank int, work string
 // removeShmem removes the buffers uftrace's recorder left in shared
 // memory (/dev/shm/uftrace-SESSION-TID-N): it unlinks them when it ends
 // normally, and leaves them when it is killed. They are found by the
-// recording's session ids (its sid-SESSION.map files in dir) and, in case
-// the recorder died before it sent those, by the program's thread ids, if
+// recording's session ids (those of its sid-SESSION.map files) and, in case
+// the recorder died before it wrote those, by the program's thread ids, if
 // made since start.
-func removeShmem(dir string, tids []int, start time.Time) {
+func removeShmem(sids []string, tids []int, start time.Time) {
 	var names []string
-	maps, _ := filepath.Glob(filepath.Join(dir, "sid-*.map"))
-	for _, m := range maps {
-		sid := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), "sid-"), ".map")
+	for _, sid := range sids {
 		got, _ := filepath.Glob(filepath.Join(shmemRoot, "uftrace-"+sid+"-*"))
 		names = append(names, got...)
 	}
@@ -86,6 +84,17 @@ func removeShmem(dir string, tids []int, start time.Time) {
 	for _, n := range names {
 		os.Remove(n)
 	}
+}
+
+// sessionsIn returns the session ids of the recording in dir, a uftrace
+// data directory: those of its sid-SESSION.map files.
+func sessionsIn(dir string) []string {
+	var sids []string
+	maps, _ := filepath.Glob(filepath.Join(dir, "sid-*.map"))
+	for _, m := range maps {
+		sids = append(sids, strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), "sid-"), ".map"))
+	}
+	return sids
 }
 
 // shmemRoot is where shm_open keeps its objects (a variable for tests).
@@ -134,14 +143,14 @@ func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *S
 		for tid := range u.stream.threads {
 			tids = append(tids, tid)
 		}
-		removeShmem(u.stream.meta, tids, u.start)
+		removeShmem(u.stream.sessions(), tids, u.start)
 		var err error
 		if res, err = u.stream.convert(copt); err != nil {
 			log, _ := os.ReadFile(logFile)
 			return nil, fmt.Errorf("rank %d: %w%s", rank, err, logMessages(log))
 		}
 	} else {
-		removeShmem(dataDir, tids, u.start)
+		removeShmem(sessionsIn(dataDir), tids, u.start)
 		data, err := decode.OpenUftrace(dataDir)
 		if err != nil {
 			log, _ := os.ReadFile(logFile)
