@@ -53,12 +53,24 @@ const MaxDistinct = utf8.MaxRune + 1 - (0xE000 - 0xD800)
 // The only error is a pair of sequences with more than MaxDistinct distinct
 // elements between them.
 func Diff(normal, faulty nlr.Sequence) ([]Block, error) {
+	return DiffLoose(normal, faulty, nil)
+}
+
+// DiffLoose is Diff with the loops that loose is true of taken as equal
+// whatever their counts: L3^115 and L3^64 align as one common element
+// (a Common block holds the normal run's). It is for loops whose counts
+// vary between normal runs of the program by themselves. A nil loose is
+// Diff.
+func DiffLoose(normal, faulty nlr.Sequence, loose func(nlr.Element) bool) ([]Block, error) {
 	// Map each distinct element to a rune, diff the rune strings, and walk
 	// the result back over the sequences by position.
 	runes := make(map[nlr.Element]rune)
 	encode := func(s nlr.Sequence) ([]rune, error) {
 		out := make([]rune, len(s))
 		for i, e := range s {
+			if loose != nil && e.IsLoop() && loose(e) {
+				e.Count = 0
+			}
 			r, ok := runes[e]
 			if !ok {
 				n := len(runes)

@@ -128,7 +128,11 @@ func (k attrKey) name(m Mode, sym func(trace.Symbol) string) string {
 	if m.Double {
 		s = "(" + s + ", " + en(k.b) + ")"
 	}
-	if m.Freq != NoFreq {
+	switch {
+	case m.Freq == NoFreq:
+	case k.freq == looseFreq:
+		s += ":*"
+	default:
 		s += ":" + strconv.FormatInt(k.freq, 10)
 	}
 	return s

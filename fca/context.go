@@ -36,6 +36,13 @@ type Context struct {
 // are seqs, under mode m. sym names the symbols for attribute display (nil
 // names them by number). Loop entries are named by their loop ID, L0, L1, ….
 func NewContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace.Symbol) string) (*Context, error) {
+	return NewLooseContext(m, ids, seqs, sym, nil)
+}
+
+// NewLooseContext is NewContext with the attributes loose names taken
+// loosely (see Loose): without frequency, or left out. A nil loose is
+// NewContext.
+func NewLooseContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace.Symbol) string, loose *Loose) (*Context, error) {
 	if len(ids) != len(seqs) {
 		return nil, fmt.Errorf("formal context: %d trace IDs but %d NLR sequences; give one sequence per trace", len(ids), len(seqs))
 	}
@@ -58,15 +65,22 @@ func NewContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace.Symb
 			return nil, err
 		}
 		keys := attributes(m, seq)
-		as := make([]int, len(keys))
-		for i, k := range keys {
+		as := make([]int, 0, len(keys))
+		for _, k := range keys {
+			v := loose.of(m, k)
+			if v&noisy != 0 {
+				continue
+			}
+			if m.Freq != NoFreq && v&freeCount != 0 {
+				k.freq = looseFreq
+			}
 			a, ok := index[k]
 			if !ok {
 				a = len(c.names)
 				index[k] = a
 				c.names = append(c.names, k.name(m, sym))
 			}
-			as[i] = a
+			as = append(as, a)
 		}
 		slices.Sort(as)
 		c.attrs[o] = as

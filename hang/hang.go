@@ -88,8 +88,8 @@ type Suspect struct {
 	Reason string   `json:"reason"`
 }
 
-// Analyze analyses the last run of c (c holds it alone, or a normal run
-// and it).
+// Analyze analyses the faulty run of c (c holds it alone, or a normal run
+// and it, and perhaps further normal runs).
 func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
 	if opt.Filter == nil {
 		opt.Filter = filters.MustParse(DefaultFilter)
@@ -97,7 +97,7 @@ func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
 	if opt.K == 0 {
 		opt.K = 10
 	}
-	r := len(c.Runs) - 1
+	r := min(len(c.Runs)-1, rank.Faulty)
 	run := c.Runs[r]
 	rep := &Report{Run: run.Dir, Filter: opt.Filter.Name(), Progress: []Progress{}, Suspects: []Suspect{}, Loops: map[string]string{}, Notes: []string{}}
 	if r > 0 {

@@ -22,6 +22,13 @@ type Discoverer struct {
 	returns bool
 	frames  []frame
 	unit    []uint64
+
+	// Quieted polling (QuietPolling): poll is nil when polling counts.
+	// stretch[from:] are the polling calls of the current stretch at the
+	// innermost open call's level.
+	poll    func(trace.Symbol) bool
+	stretch []trace.Symbol
+	from    int
 }
 
 // NewDiscoverer returns a Discoverer that finds loop bodies of up to k

@@ -28,6 +28,49 @@ type frame struct {
 	floor int // where its body starts on the reducer's stack
 	sym   trace.Symbol
 	kept  bool
+	from  int // the caller's polling stretch starts at stretch[from]
+}
+
+// QuietPolling makes a structural Discoverer read every stretch of polling
+// calls (those poll is true of) as the calls it holds, once each, in order
+// of first appearance: MPI_Test, MPI_Test, MPI_Test and MPI_Test alike. A
+// stretch is the polling calls kept one after another at one level of the
+// nesting; a call in between that the filter drops and that keeps nothing
+// below it does not end it. How long a thread polled says how long it
+// waited, not what it did, and it varies from run to run.
+func (d *Discoverer) QuietPolling(poll func(trace.Symbol) bool) { d.poll = poll }
+
+// pushCall pushes a kept call that is a unit of its own (a leaf).
+func (d *Discoverer) pushCall(s trace.Symbol) {
+	if d.poll != nil && !d.polled(s) {
+		return
+	}
+	d.r.push(symKey(s))
+}
+
+// polled notes that the unit s (a call) comes next at the current level,
+// and reports whether it is to be pushed: not when it is a polling call
+// the current stretch already holds.
+func (d *Discoverer) polled(s trace.Symbol) bool {
+	if s == trace.Return || !d.poll(s) {
+		d.stretch = d.stretch[:d.from]
+		return true
+	}
+	for _, x := range d.stretch[d.from:] {
+		if x == s {
+			return false
+		}
+	}
+	d.stretch = append(d.stretch, s)
+	return true
+}
+
+// unitPushed notes that a unit other than a lone call came next at the
+// current level: it ends the polling stretch.
+func (d *Discoverer) unitPushed() {
+	if d.poll != nil {
+		d.stretch = d.stretch[:d.from]
+	}
 }
 
 // NewStructuralDiscoverer returns a Discoverer that folds by call
@@ -52,14 +95,15 @@ func (d *Discoverer) PushEvents(events []trace.Symbol) {
 			// A leaf call, the commonest event: its unit is itself, or
 			// nothing, with no frame to open and close.
 			if d.keep(s) {
-				d.r.push(symKey(s))
+				d.pushCall(s)
 			}
 			i++
 			continue
 		}
 		if s != trace.Return {
-			d.frames = append(d.frames, frame{floor: len(d.r.stack), sym: s, kept: d.keep(s)})
+			d.frames = append(d.frames, frame{floor: len(d.r.stack), sym: s, kept: d.keep(s), from: d.from})
 			d.r.floor = len(d.r.stack)
+			d.from = len(d.stretch)
 			continue
 		}
 		if len(d.frames) > 0 { // a return with no open call stands for nothing
@@ -73,6 +117,9 @@ func (d *Discoverer) PushEvents(events []trace.Symbol) {
 func (d *Discoverer) pop(returned bool) {
 	f := d.frames[len(d.frames)-1]
 	d.frames = d.frames[:len(d.frames)-1]
+	if d.poll != nil {
+		d.stretch, d.from = d.stretch[:d.from], f.from
+	}
 	r := d.r
 	parent := 0
 	if len(d.frames) > 0 {
@@ -84,11 +131,19 @@ func (d *Discoverer) pop(returned bool) {
 	switch n := len(r.stack) - f.floor; {
 	case n == 0 && f.kept && !d.returns:
 		r.floor = parent
-		r.push(symKey(f.sym))
+		d.pushCall(f.sym)
 		return
 	case !f.kept && n <= 1:
 		r.floor = parent
 		if n == 1 {
+			if top := r.stack[len(r.stack)-1]; d.poll != nil {
+				if isLoopKey(top) {
+					d.unitPushed()
+				} else if !d.polled(trace.Symbol(top)) {
+					r.truncate(len(r.stack) - 1)
+					return
+				}
+			}
 			for r.reduceOnce() {
 			}
 		}
@@ -107,8 +162,15 @@ func (d *Discoverer) pop(returned bool) {
 	switch len(u) {
 	case 0:
 	case 1:
+		if d.poll != nil && !isLoopKey(u[0]) && !d.polled(trace.Symbol(u[0])) {
+			break
+		}
+		if isLoopKey(u[0]) {
+			d.unitPushed()
+		}
 		r.push(u[0])
 	default:
+		d.unitPushed()
 		r.push(loopKey(r.record(u), 1))
 	}
 	d.unit = u

@@ -11,7 +11,8 @@ import (
 )
 
 // Run numbers: the normal run is always 0, the faulty one 1, as nlr.Fold
-// numbers loops (normal before faulty).
+// numbers loops (normal before faulty); further normal runs, if any, follow
+// from 2 on (see Normals).
 const (
 	Normal = 0
 	Faulty = 1
@@ -30,6 +31,9 @@ type Options struct {
 	// Unrelated allows a normal and a faulty run that look like runs of
 	// different programs (see ErrUnrelated); Open refuses them otherwise.
 	Unrelated bool
+	// ExactPolling counts the repeats of polling calls like any others
+	// (see Polling); by default they count nothing.
+	ExactPolling bool
 }
 
 // Progress follows the long stages of the pipeline. Begin and End are called
@@ -41,23 +45,25 @@ type Progress interface {
 }
 
 // Comparison is one or two runs opened for analysis with one symbol table:
-// the normal run (or the only one) and the faulty run. Its traces are the
+// the normal run (or the only one) and the faulty run, then, when given,
+// further normal runs of the same program, which tell the program's own
+// run-to-run variation from the bug (noise floors). Its traces are the
 // union of the runs' trace IDs; a trace missing from a run is analysed there
 // as a trace with no calls (an empty attribute set).
 type Comparison struct {
 	Symbols *trace.Table
-	Runs    []*decode.Run // Runs[Normal], and Runs[Faulty] when comparing
+	Runs    []*decode.Run // Runs[Normal], Runs[Faulty] when comparing, then further normal runs
 	IDs     []trace.ID    // union of the runs' thread IDs, ascending
 	has     [][]bool      // has[run][i]: IDs[i] exists in that run
 	opts    Options
 }
 
 // Open opens the run directories dirs (one run, or a normal and a faulty run
-// in that order) with one shared symbol table, so equal names are equal
-// symbols in both.
+// in that order, then any further normal runs) with one shared symbol
+// table, so equal names are equal symbols in all.
 func Open(dirs []string, opts Options) (*Comparison, error) {
-	if len(dirs) < 1 || len(dirs) > 2 {
-		return nil, fmt.Errorf("rank: %d runs given; give one run, or a normal and a faulty run", len(dirs))
+	if len(dirs) < 1 {
+		return nil, fmt.Errorf("rank: no run given; give one run, or a normal and a faulty run")
 	}
 	c := &Comparison{Symbols: trace.NewTable(), opts: opts}
 	for _, dir := range dirs {
@@ -99,6 +105,25 @@ func Open(dirs []string, opts Options) (*Comparison, error) {
 	return c, nil
 }
 
+// Normals returns the runs that are normal: Normal, and the further normal
+// runs after the faulty one.
+func (c *Comparison) Normals() []int {
+	out := []int{Normal}
+	for r := Faulty + 1; r < len(c.Runs); r++ {
+		out = append(out, r)
+	}
+	return out
+}
+
+// AlsoNormal returns the directories of the further normal runs.
+func (c *Comparison) AlsoNormal() []string {
+	var out []string
+	for _, r := range c.Normals()[1:] {
+		out = append(out, c.Runs[r].Dir)
+	}
+	return out
+}
+
 // Has reports whether trace IDs[i] exists in run r.
 func (c *Comparison) Has(r, i int) bool { return c.has[r][i] }
 
@@ -106,7 +131,7 @@ func (c *Comparison) Has(r, i int) bool { return c.has[r][i] }
 // comparison (none when there is one run).
 func (c *Comparison) OnlyIn(r int) []trace.ID {
 	var out []trace.ID
-	if len(c.Runs) < 2 {
+	if len(c.Runs) < 2 || r > Faulty {
 		return nil
 	}
 	for i, id := range c.IDs {
@@ -139,7 +164,7 @@ func (c *Comparison) Processes() []trace.ID {
 func (c *Comparison) Notes() []string {
 	out := append(c.runNotes(), c.PairNotes()...)
 	names := []string{"normal", "faulty"}
-	for r := range c.Runs {
+	for r := range min(len(c.Runs), 2) {
 		if only := c.OnlyIn(r); len(only) > 0 {
 			out = append(out, fmt.Sprintf("traces only in the %s run (%s): %s; they are compared as traces with no calls in the other run",
 				names[r], c.Runs[r].Dir, idList(only)))
@@ -154,7 +179,7 @@ func (c *Comparison) Notes() []string {
 // badly while every rank of the faulty one exited with status 0 (the runs
 // given in the wrong order).
 func (c *Comparison) PairNotes() []string {
-	if len(c.Runs) != 2 {
+	if len(c.Runs) < 2 {
 		return nil
 	}
 	var out []string

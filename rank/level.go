@@ -74,8 +74,15 @@ func (c *Comparison) objectsOf(l Level) (objs []trace.ID, of []int) {
 // keeps each thread's attributes exactly as the thread level sees them, so a
 // thread that changed changes its process. The process context has the
 // thread level's mode and attribute names.
+//
+// The attributes are those of the NLRs with polling quieted, and carry no
+// frequency where it is noise (see Polling and NLR.loose).
 func (n *NLR) Context(r int, m fca.Mode, l Level) (*fca.Context, error) {
-	tc, err := fca.NewContext(m, n.c.IDs, n.seqs(r), n.Names())
+	return n.context(r, m, l, n.loose(m))
+}
+
+func (n *NLR) context(r int, m fca.Mode, l Level, loose *fca.Loose) (*fca.Context, error) {
+	tc, err := fca.NewLooseContext(m, n.c.IDs, n.analysisSeqs(r), n.Names(), loose)
 	if err != nil || l == Threads {
 		return tc, err
 	}

@@ -69,6 +69,10 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 	}
 	masks := c.compile(fs)
 	nk := len(ks)
+	var poll func(trace.Symbol) bool
+	if !c.opts.ExactPolling {
+		poll = Polling.Compile(c.Symbols).Keep
+	}
 	// disc[run][i][f*nk+k] is trace IDs[i]'s discoverer; kept[run][i][f].
 	disc := make([][][]*nlr.Discoverer, len(c.Runs))
 	kept := make([][][]uint64, len(c.Runs))
@@ -80,6 +84,9 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 			ds := make([]*nlr.Discoverer, len(fs)*nk)
 			for j := range ds {
 				ds[j], _ = nlr.NewStructuralDiscoverer(ks[j%nk], masks[j/nk].Keep, fs[j/nk].KeepsReturns())
+				if poll != nil {
+					ds[j].QuietPolling(poll)
+				}
 			}
 			n := make([]uint64, len(fs))
 			disc[r][i], kept[r][i] = ds, n

@@ -33,9 +33,16 @@ var libraryAPI = filters.MustParse("mpi+omp+omp.mutex+mem+net+poll+str")
 // share too. With fewer than two such functions in either run there is
 // nothing to judge by, and the pair is taken as it is.
 func (c *Comparison) checkRelated() error {
-	if len(c.Runs) != 2 {
-		return nil
+	for r := Faulty; r < len(c.Runs); r++ {
+		if err := c.checkPair(r); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// checkPair checks that run r and the normal run are runs of one program.
+func (c *Comparison) checkPair(r int) error {
 	own := func(run *decode.Run) []trace.Symbol {
 		var out []trace.Symbol
 		for _, s := range run.Functions() {
@@ -45,7 +52,7 @@ func (c *Comparison) checkRelated() error {
 		}
 		return out
 	}
-	n, f := own(c.Runs[Normal]), own(c.Runs[Faulty])
+	n, f := own(c.Runs[Normal]), own(c.Runs[r])
 	if len(n) < 2 || len(f) < 2 {
 		return nil
 	}
@@ -71,7 +78,11 @@ func (c *Comparison) checkRelated() error {
 		}
 		list += ")"
 	}
-	return fmt.Errorf("%w: the normal run %s (%s) calls %d functions of its own and the faulty run %s (%s) %d, and they share only %d%s; give two runs of one program, or --force to compare them anyway",
+	which := "faulty run"
+	if r > Faulty {
+		which = "other normal run"
+	}
+	return fmt.Errorf("%w: the normal run %s (%s) calls %d functions of its own and the %s %s (%s) %d, and they share only %d%s; give runs of one program, or --force to compare them anyway",
 		ErrUnrelated, c.Runs[Normal].Dir, c.Runs[Normal].ProgramName(), len(n),
-		c.Runs[Faulty].Dir, c.Runs[Faulty].ProgramName(), len(f), len(shared), list)
+		which, c.Runs[r].Dir, c.Runs[r].ProgramName(), len(f), len(shared), list)
 }

@@ -85,7 +85,7 @@ func stretches(blocks []diffnlr.Block) []stretch {
 // (RunWide).
 func (n *NLR) findRunWide() error {
 	c := n.c
-	if len(c.Runs) != 2 {
+	if len(c.Runs) < 2 {
 		return nil
 	}
 	_, of := c.objectsOf(Processes)

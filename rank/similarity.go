@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -35,9 +36,10 @@ func (n *NLR) Similarity(m fca.Mode, l Level) (*Similarity, error) {
 // concepts. The sweep, which shows no lattice, takes this way.
 func (n *NLR) similarity(m fca.Mode, l Level, lattices bool) (*Similarity, error) {
 	ctxs := make([]*fca.Context, len(n.c.Runs))
+	loose := n.loose(m)
 	for r := range n.c.Runs {
 		var err error
-		if ctxs[r], err = n.Context(r, m, l); err != nil {
+		if ctxs[r], err = n.context(r, m, l, loose); err != nil {
 			return nil, err
 		}
 	}
@@ -146,6 +148,9 @@ type Suspect struct {
 	ID       trace.ID `json:"id"`
 	Score    float64  `json:"score"`
 	Progress float64  `json:"progress_change"`
+	// Floor is the object's noise floor (Similarity.Floors): how much it
+	// changed between the normal runs. It is 0 with one normal run.
+	Floor float64 `json:"noise_floor,omitempty"`
 }
 
 // SuspectShare is the cut of Suspects: an object is suspicious when its
@@ -202,12 +207,33 @@ func Suspects(ids []trace.ID, scores, progress []float64) []Suspect {
 
 // Changed reports, for every object of level l, whether its NLR differs
 // between the normal and the faulty run (for a process, the NLR of any of
-// its threads). With one run every object counts as changed.
+// its threads), polling quieted: a faulty NLR equal to the trace's NLR in
+// any of the normal runs is no change. With one run every object counts as
+// changed.
 func (n *NLR) Changed(l Level) []bool {
 	objs, of := n.c.objectsOf(l)
 	out := make([]bool, len(objs))
+	if len(n.c.Runs) < 2 {
+		for o := range out {
+			out[o] = true
+		}
+		return out
+	}
+	faulty := n.analysisSeqs(Faulty)
+	normals := n.c.Normals()
+	seqs := make([][]nlr.Sequence, len(normals))
+	for j, r := range normals {
+		seqs[j] = n.analysisSeqs(r)
+	}
 	for i, o := range of {
-		if len(n.c.Runs) < 2 || !n.Seq(Normal, i).Equal(n.Seq(Faulty, i)) {
+		same := false
+		for j := range normals {
+			if seqs[j][i].Equal(faulty[i]) {
+				same = true
+				break
+			}
+		}
+		if !same {
 			out[o] = true
 		}
 	}

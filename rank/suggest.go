@@ -29,6 +29,11 @@ type View struct {
 	// Culprit, when the trace is the first suspect of a hang analysis
 	// (Grid.Culprit), says why it is suspected.
 	Culprit string `json:"culprit,omitempty"`
+	// CountsOnly is set when, under this view, the trace's calls differ
+	// from its normal run only in how many times loops iterate: what a
+	// program's own nondeterminism (dynamic schedules, receives from any
+	// source) changes too. Set only when one normal run was given.
+	CountsOnly bool `json:"counts_only,omitempty"`
 }
 
 // Fold recognises the loops of every trace under each filter (named by its
@@ -128,7 +133,7 @@ func (n *NLR) Changes(id trace.ID) (int, error) {
 		if ns.Equal(fs) {
 			continue
 		}
-		blocks, err := diffnlr.Diff(ns, fs)
+		blocks, _, err := n.Diff(i)
 		if err != nil {
 			return 0, fmt.Errorf("diffNLR(%s): %v", t, err)
 		}

@@ -102,12 +102,15 @@ type Row struct {
 // Ranking is the result of a sweep: the rows sorted by ascending B-score,
 // and the consensus over all of them.
 type Ranking struct {
-	Normal  string   `json:"normal"`
-	Faulty  string   `json:"faulty"`
-	Filters []string `json:"filters"` // the filters analysed (after pruning)
-	Ks      []int    `json:"k"`
-	Attrs   []string `json:"attrs"`
-	Links   []string `json:"linkages"`
+	Normal string `json:"normal"`
+	Faulty string `json:"faulty"`
+	// AlsoNormal lists the further normal runs, which set the noise
+	// floors.
+	AlsoNormal []string `json:"also_normal,omitempty"`
+	Filters    []string `json:"filters"` // the filters analysed (after pruning)
+	Ks         []int    `json:"k"`
+	Attrs      []string `json:"attrs"`
+	Links      []string `json:"linkages"`
 	// Dropped lists the filters of the grid that were pruned.
 	Dropped []Dropped `json:"dropped,omitempty"`
 	Rows    []Row     `json:"rows"`
@@ -158,7 +161,7 @@ func (rk *Ranking) Best() (Row, bool) {
 // parallel on Options.Workers goroutines; the result does not depend on
 // their number.
 func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
-	if len(c.Runs) != 2 {
+	if len(c.Runs) < 2 {
 		return nil, errors.New("rank: ranking needs two runs, a normal and a faulty one")
 	}
 	switch {
@@ -172,7 +175,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		return nil, errors.New("rank: the grid has no linkage")
 	}
 	rk := &Ranking{
-		Normal: c.Runs[Normal].Dir, Faulty: c.Runs[Faulty].Dir, Ks: g.Ks,
+		Normal: c.Runs[Normal].Dir, Faulty: c.Runs[Faulty].Dir, AlsoNormal: c.AlsoNormal(), Ks: g.Ks,
 		OnlyNormal: idStrings(c.OnlyIn(Normal)), OnlyFaulty: idStrings(c.OnlyIn(Faulty)),
 	}
 	fs := g.Filters
@@ -280,6 +283,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 			rk.Suggestion = &v
 			if nl, err := fold([]string{v.Filter}, []int{v.K}); err == nil {
 				rk.Notes = append(rk.Notes, nl[0].UnfoldedNotes(v.Trace)...)
+				rk.Suggestion.CountsOnly = len(c.Runs) == 2 && nl[0].countsOnly(v.Trace)
 			}
 		}
 	}
@@ -386,7 +390,7 @@ func (c *Comparison) analyze(n *NLR, m fca.Mode, links []cluster.Method) (analys
 		t := a.level[Threads]
 		p := levelResult{clusters: t.clusters, bscores: t.bscores}
 		for _, s := range t.suspects {
-			p.suspects = append(p.suspects, Suspect{ID: s.ID.Process(), Score: s.Score, Progress: s.Progress})
+			p.suspects = append(p.suspects, Suspect{ID: s.ID.Process(), Score: s.Score, Progress: s.Progress, Floor: s.Floor})
 		}
 		a.level[Processes] = p
 		return a, nil
@@ -413,13 +417,21 @@ func (n *NLR) result(s *Similarity, links []cluster.Method) (levelResult, error)
 	// acted, however far its similarity to the others moved (in a
 	// deadlock, the one rank that finished all its phases stands out
 	// because everybody else changed): it cannot be a suspect.
+	//
+	// With further normal runs, a trace whose score does not clearly
+	// exceed its noise floor changed no more than it does by itself.
 	scores := s.Scores()
+	floors := s.Floors(n.c.Normals())
 	for i, changed := range n.Changed(s.Level) {
-		if !changed {
+		if !changed || floors[i] > 0 && scores[i] < NoiseFactor*floors[i] {
 			scores[i] = 0
 		}
 	}
 	res := levelResult{suspects: Suspects(s.IDs, scores, n.ProgressChange(s.Level)), clusters: Clusters(s)}
+	for j := range res.suspects {
+		i := slices.Index(s.IDs, res.suspects[j].ID)
+		res.suspects[j].Floor = floors[i]
+	}
 	dn, df := s.Distances(Normal), s.Distances(Faulty)
 	for _, link := range links {
 		zn, err := cluster.Linkage(dn, link)

@@ -23,6 +23,7 @@ import (
 type diffNLRFlags struct {
 	analysisFlags
 	normal, faulty string
+	alsoNormal     []string
 	outputs        []string
 	color          string
 	context        int
@@ -76,8 +77,11 @@ to show everything.`,
 	}
 	f.register(cmd)
 	f.registerForce(cmd)
+	f.registerPolling(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.normal, "normal", "", "the normal run's directory (default: the one in .difftrace/session.json)")
+	fl.StringArrayVar(&f.alsoNormal, "also-normal", nil,
+		"with --normal: another normal run (repeat for more); loops whose counts differ between the normal runs align whatever their counts (default: those rank was given)")
 	fl.StringVar(&f.faulty, "faulty", "", "the faulty run's directory (default: the one in .difftrace/session.json)")
 	fl.StringVarP(&f.filter, "filter", "f", "",
 		`which calls to keep: presets joined by "+", e.g. mpi, mem+omp.crit+cust=CPU_Exec (default: the best-ranked filter of the session, or mpi)`)
@@ -132,7 +136,7 @@ func (f *diffNLRFlags) colorOn(w io.Writer) (bool, error) {
 func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string, pick *picking, err error) {
 	switch {
 	case f.normal != "" && f.faulty != "":
-		dirs = []string{f.normal, f.faulty}
+		dirs = append([]string{f.normal, f.faulty}, f.alsoNormal...)
 		if f.filter == "" {
 			f.filter = "mpi"
 		}
@@ -146,7 +150,10 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 		if err != nil {
 			return nil, "", nil, err
 		}
-		dirs = []string{s.Normal, s.Faulty}
+		dirs = append([]string{s.Normal, s.Faulty}, s.AlsoNormal...)
+		if !cmd.Flags().Changed("exact-polling") {
+			f.exactPolling = s.ExactPolling
+		}
 		bestFilter, bestK := "mpi", 10
 		if s.Best != nil {
 			bestFilter, bestK = s.Best.Filter, s.Best.K
@@ -409,7 +416,7 @@ func diffPicture(c *rank.Comparison, n *rank.NLR, id trace.ID, threads []trace.I
 	for _, t := range threads {
 		i, _ := c.Index(t)
 		ns, fs := n.Seq(rank.Normal, i), n.Seq(rank.Faulty, i)
-		blocks, err := diffnlr.Diff(ns, fs)
+		blocks, _, err := n.Diff(i)
 		if err != nil {
 			return nil, nil, fmt.Errorf("diffNLR(%s): %v", t, err)
 		}
@@ -469,14 +476,21 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 	var out []parting
 	for _, t := range threads {
 		i, _ := c.Index(t)
-		f, ok := diffnlr.FirstDifference(n.Table, n.Seq(rank.Normal, i), n.Seq(rank.Faulty, i))
+		// With noisy loop counts (further normal runs), the normal
+		// sequence aligned to the faulty one: its calls are counted as
+		// the faulty run's, whose call stack then says where they part.
+		_, normal, err := n.Diff(i)
+		if err != nil {
+			return nil, err
+		}
+		aligned := n.NoisyCounts() != nil
+		f, ok := diffnlr.FirstDifference(n.Table, normal, n.Seq(rank.Faulty, i))
 		if !ok {
 			continue
 		}
 		var stack []trace.Symbol
-		var err error
 		switch {
-		case !f.NormalEnded && c.Has(rank.Normal, i):
+		case !f.NormalEnded && c.Has(rank.Normal, i) && !aligned:
 			stack, err = c.CallStack(rank.Normal, t, n.Filter, f.Common)
 		case !f.FaultyEnded && !n.Patched(i) && c.Has(rank.Faulty, i):
 			stack, err = c.CallStack(rank.Faulty, t, n.Filter, f.Common)
@@ -592,7 +606,7 @@ func writeDiffJSON(w io.Writer, c *rank.Comparison, n *rank.NLR, id trace.ID, th
 		i, _ := c.Index(t)
 		ns, fs := n.Seq(rank.Normal, i), n.Seq(rank.Faulty, i)
 		used = append(used, ns, fs)
-		blocks, err := diffnlr.Diff(ns, fs)
+		blocks, _, err := n.Diff(i)
 		if err != nil {
 			return err
 		}

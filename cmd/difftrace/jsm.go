@@ -73,6 +73,7 @@ are printed as text.`,
 		},
 	}
 	f.register(cmd)
+	f.registerPolling(cmd)
 	f.registerForce(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)

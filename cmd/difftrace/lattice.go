@@ -89,6 +89,7 @@ or log10 (entry:⌊log10 frequency⌋).`,
 		},
 	}
 	f.register(cmd)
+	f.registerPolling(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)
 	f.registerAttrs(cmd)

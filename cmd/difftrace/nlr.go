@@ -83,6 +83,7 @@ of its 16 iterations shows 7.`,
 		},
 	}
 	f.register(cmd)
+	f.registerPolling(cmd)
 	f.registerForce(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)

@@ -33,6 +33,8 @@ type rankFlags struct {
 	rows      int
 	top       int
 	noSession bool
+	// alsoNormal are further normal runs: they set the noise floors.
+	alsoNormal []string
 }
 
 func newRankCmd() *cobra.Command {
@@ -63,13 +65,24 @@ the six attribute modes, and the linkages ward, average, complete and
 single. --custom adds a regular expression to every filter. Filter presets:
 
 ` + filterHelp() + `
+Real programs vary from run to run by themselves: receives from any source,
+dynamic schedules, work stealing, polling. Polling never counts (a stretch of
+MPI_Test, MPI_Iprobe, poll or sched_yield calls reads as its calls once
+each; --exact-polling counts them). For the rest, record the normal run two
+or more times and give the others with --also-normal: what differs between
+the normal runs is noise — a count that varies carries no frequency, and
+each trace's change between the normal runs is its noise floor — and a
+trace is a suspect only where its change from normal to faulty is at least
+twice its floor. The table then shows the top thread's score and floor.
+
 rank remembers the runs and parameters in .difftrace/ (session.json and
 ranking.json, in the current directory), so "difftrace diffnlr 5" can follow
 without repeating them.`,
 		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
   difftrace diffnlr 5
   difftrace rank normal/ faulty/ --filters mpi,omp.crit+mem --custom CPU_Exec --attrs sing.noFreq,doub.log10
-  difftrace rank normal/ faulty/ --linkage ward --k 10,50 --format json -o ranking.json`,
+  difftrace rank normal/ faulty/ --linkage ward --k 10,50 --format json -o ranking.json
+  difftrace rank normal-1/ faulty/ --also-normal normal-2/ --also-normal normal-3/`,
 		Args:              runArgs(2, 2),
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -85,7 +98,7 @@ without repeating them.`,
 			if f.rows < 0 || f.top < 0 {
 				return fmt.Errorf("--rows and --top take 0 (all) or more")
 			}
-			c, err := f.openComparison(cmd, args)
+			c, err := f.openComparison(cmd, append(args[:2:2], f.alsoNormal...))
 			if err != nil {
 				return err
 			}
@@ -164,7 +177,10 @@ without repeating them.`,
 	}
 	f.register(cmd)
 	f.registerForce(cmd)
+	f.registerPolling(cmd)
 	fl := cmd.Flags()
+	fl.StringArrayVar(&f.alsoNormal, "also-normal", nil,
+		"another normal run of the program (repeat for more): what changes between the normal runs is noise, and a trace is a suspect only where it changed clearly more than that")
 	fl.StringSliceVar(&f.filters, "filters", nil, "filters to sweep, comma-separated (default: every preset that keeps calls in these runs)")
 	fl.IntSliceVar(&f.ks, "k", rank.DefaultKs, "values of K (longest loop body) to sweep")
 	fl.StringSliceVar(&f.attrs, "attrs", modeNames(fca.Modes()), "attribute modes to sweep")
@@ -272,6 +288,14 @@ func (f *rankFlags) session(args []string, rk *rank.Ranking) (*session, error) {
 	if s.Faulty, err = filepath.Abs(args[1]); err != nil {
 		return nil, err
 	}
+	for _, d := range f.alsoNormal {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, err
+		}
+		s.AlsoNormal = append(s.AlsoNormal, abs)
+	}
+	s.ExactPolling = f.exactPolling
 	if best, ok := rk.Best(); ok {
 		s.Best = &best
 	}
@@ -304,7 +328,11 @@ func suspectList(sus []rank.Suspect, top int) string {
 
 func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, hung *hang.Report, f *rankFlags) {
 	procs := len(c.Processes())
-	fmt.Fprintf(out, "normal  %s\nfaulty  %s\n", rk.Normal, rk.Faulty)
+	fmt.Fprintf(out, "normal  %s\n", rk.Normal)
+	for _, d := range rk.AlsoNormal {
+		fmt.Fprintf(out, "normal  %s (noise floors)\n", d)
+	}
+	fmt.Fprintf(out, "faulty  %s\n", rk.Faulty)
 	fmt.Fprintf(out, "traces  %d threads in %d processes\n", len(c.IDs), procs)
 	if len(rk.OnlyNormal) > 0 {
 		fmt.Fprintf(out, "only in the normal run: %s (compared as traces with no calls in the faulty run)\n", strings.Join(rk.OnlyNormal, ", "))
@@ -344,14 +372,27 @@ func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, hung *h
 	out.Write([]byte("\n"))
 
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILTER\tK\tATTRIBUTES\tLINKAGE\tB-SCORE\tTOP PROCESSES\tTOP THREADS")
+	floors := len(rk.AlsoNormal) > 0
+	head := "FILTER\tK\tATTRIBUTES\tLINKAGE\tB-SCORE\tTOP PROCESSES\tTOP THREADS"
+	if floors {
+		head += "\tSCORE/FLOOR"
+	}
+	fmt.Fprintln(tw, head)
 	shown := len(rk.Rows)
 	if f.rows > 0 {
 		shown = min(shown, f.rows)
 	}
 	for _, r := range rk.Rows[:shown] {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%s\t%s\n", r.Filter, r.K, r.Attrs, r.Linkage, r.BScore,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%s\t%s", r.Filter, r.K, r.Attrs, r.Linkage, r.BScore,
 			suspectList(r.Processes, f.top), suspectList(r.Threads, f.top))
+		if floors {
+			if len(r.Threads) > 0 {
+				fmt.Fprintf(tw, "\t%.3f/%.3f", r.Threads[0].Score, r.Threads[0].Floor)
+			} else {
+				fmt.Fprintf(tw, "\t-")
+			}
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	if shown < len(rk.Rows) {
@@ -365,6 +406,11 @@ func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, hung *h
 		fmt.Fprintf(out, "\nhow it changed: difftrace diffnlr %s\n", v.Trace)
 		fmt.Fprintf(out, "        (filter %s, K %d: the clearest diff among the rows where %s is %s, %s)\n",
 			v.Filter, v.K, v.Trace, why, plural(uint64(v.Changes), "changed element"))
+		if v.CountsOnly {
+			fmt.Fprintf(out, "        Only loop counts changed in %s. If the program varies by itself (receives from any source, dynamic\n"+
+				"        schedules, work stealing), record the normal run once more and give it with --also-normal: what\n"+
+				"        changes between normal runs then counts as noise.\n", v.Trace)
+		}
 		if v.Culprit != "" {
 			fmt.Fprintf(out, "        The faulty run did not end normally, and in a hang the ranks left waiting change as much as\n"+
 				"        the one that caused it: %s is the first suspect of the hang analysis above.\n", v.Trace)

@@ -22,6 +22,14 @@ type readFlags struct {
 	maxEvents  uint64
 	signatures bool
 	force      bool // compare runs that look like runs of different programs
+	// exactPolling counts polling calls' repeats (rank.Options.ExactPolling).
+	exactPolling bool
+}
+
+// registerPolling adds --exact-polling to a command that compares runs.
+func (f *readFlags) registerPolling(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.exactPolling, "exact-polling", false,
+		"count how often polling calls repeat (MPI_Test*, MPI_Iprobe, poll, sched_yield, progress engines); by default a stretch of polling reads as its calls once each, since how long a thread waited is not what it did")
 }
 
 // registerForce adds --force to a command that compares two runs.

@@ -27,14 +27,18 @@ const (
 // repetition: the runs (absolute paths), the grid, and the best-ranked
 // combination.
 type session struct {
-	Schema   int      `json:"schema"`
-	Normal   string   `json:"normal"`
-	Faulty   string   `json:"faulty"`
-	Filters  []string `json:"filters"`
-	Custom   string   `json:"custom,omitempty"`
-	Ks       []int    `json:"k"`
-	Attrs    []string `json:"attrs"`
-	Linkages []string `json:"linkages"`
+	Schema int    `json:"schema"`
+	Normal string `json:"normal"`
+	Faulty string `json:"faulty"`
+	// AlsoNormal are the further normal runs rank was given (absolute
+	// paths), and ExactPolling its --exact-polling.
+	AlsoNormal   []string `json:"also_normal,omitempty"`
+	ExactPolling bool     `json:"exact_polling,omitempty"`
+	Filters      []string `json:"filters"`
+	Custom       string   `json:"custom,omitempty"`
+	Ks           []int    `json:"k"`
+	Attrs        []string `json:"attrs"`
+	Linkages     []string `json:"linkages"`
 	// Best is the first row of the ranking (lowest B-score).
 	Best *rank.Row `json:"best,omitempty"`
 	// Suggestion is the view rank suggests for the consensus top
