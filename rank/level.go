@@ -82,7 +82,8 @@ func (n *NLR) Context(r int, m fca.Mode, l Level) (*fca.Context, error) {
 }
 
 func (n *NLR) context(r int, m fca.Mode, l Level, loose *fca.Loose) (*fca.Context, error) {
-	tc, err := fca.NewLooseContext(m, n.c.IDs, n.analysisSeqs(r), n.Names(), loose)
+	v := n.analysis()
+	tc, err := fca.NewLooseContext(m, n.c.IDs, v.seqs[r], v.names, loose)
 	if err != nil || l == Threads {
 		return tc, err
 	}

@@ -3,6 +3,7 @@ package rank
 import (
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/fca"
@@ -56,17 +57,23 @@ func (n *NLR) polling() (syms []bool, loops []bool) {
 	if !any {
 		return nil, nil
 	}
-	loops = make([]bool, n.Table.Len())
-	state := make([]int8, n.Table.Len()) // 0 unknown, 1 in progress or done
-	var free func(id int32) bool
-	free = func(id int32) bool {
+	return syms, freeLoops(n.Table, syms)
+}
+
+// freeLoops returns, per loop of t, whether its body is made only of the
+// symbols free names and of such loops.
+func freeLoops(t *nlr.Table, free []bool) []bool {
+	loops := make([]bool, t.Len())
+	state := make([]int8, t.Len()) // 0 unknown, 1 in progress or done
+	var isFree func(id int32) bool
+	isFree = func(id int32) bool {
 		if state[id] != 0 {
 			return loops[id]
 		}
 		state[id] = 1
 		ok := true
-		for _, e := range n.Table.Body(id) {
-			if e.IsLoop() && !free(e.Loop) || !e.IsLoop() && !syms[e.Sym] {
+		for _, e := range t.Body(id) {
+			if e.IsLoop() && !isFree(e.Loop) || !e.IsLoop() && !free[e.Sym] {
 				ok = false
 				break
 			}
@@ -75,35 +82,125 @@ func (n *NLR) polling() (syms []bool, loops []bool) {
 		return ok
 	}
 	for id := range loops {
-		free(int32(id))
+		isFree(int32(id))
 	}
-	return syms, loops
+	return loops
+}
+
+// view is the NLRs of every run as the similarity analysis sees them, and
+// what it takes loosely there.
+type view struct {
+	seqs  [][]nlr.Sequence          // per run, per trace (IDs)
+	names func(trace.Symbol) string // names the symbols of seqs
+	// freeSym and freeLoop mark the symbols and loops of seqs that are
+	// polling (see Polling); nil with Options.ExactPolling.
+	freeSym, freeLoop []bool
+}
+
+// analysis returns the view of n the similarity analysis takes (once; it is
+// shared by the analyses of every attribute mode).
+//
+// Without loops whose counts vary between normal runs it is Seq with the
+// comparison's names. With them (NoisyCounts), each trace is folded once
+// more, its elements as tokens and those loops' counts left out: a task
+// farm's worker whose tasks ran their inner loops 138, 160 and 115 times
+// did three alike tasks, which fold into a loop as three alike calls do,
+// whichever tasks the worker happened to get.
+func (n *NLR) analysis() *view {
+	n.viewOnce.Do(func() {
+		syms, loops := n.polling()
+		v := &view{names: n.Names(), freeSym: syms, freeLoop: loops}
+		for r := range n.c.Runs {
+			v.seqs = append(v.seqs, n.seqs(r))
+		}
+		noisy := n.NoisyCounts()
+		if noisy != nil {
+			if cv, err := n.coarse(v, noisy); err == nil {
+				v = cv
+			}
+		}
+		n.view = v
+	})
+	return n.view
+}
+
+// coarse returns v's sequences folded again with the loops noisy names
+// taken without their counts (see analysis).
+func (n *NLR) coarse(v *view, noisy func(nlr.Element) bool) (*view, error) {
+	tokens := map[nlr.Element]trace.Symbol{}
+	var elems []nlr.Element
+	var inputs []nlr.Input
+	for r, seqs := range v.seqs {
+		for i, s := range seqs {
+			syms := make([]trace.Symbol, len(s))
+			for j, e := range s {
+				if noisy(e) {
+					e.Count = 0
+				}
+				t, ok := tokens[e]
+				if !ok {
+					t = trace.Symbol(len(elems))
+					tokens[e] = t
+					elems = append(elems, e)
+				}
+				syms[j] = t
+			}
+			inputs = append(inputs, nlr.Input{Run: r, ID: n.c.IDs[i], Symbols: syms})
+		}
+	}
+	out, table, err := nlr.Recognize(inputs, n.K, n.c.opts.Workers)
+	if err != nil {
+		return nil, err
+	}
+	names := n.Names()
+	cv := &view{names: func(t trace.Symbol) string {
+		e := elems[t]
+		if e.IsLoop() && e.Count == 0 {
+			return "L" + strconv.Itoa(int(e.Loop)) + "^*"
+		}
+		return e.Format(names)
+	}}
+	for r := range v.seqs {
+		cv.seqs = append(cv.seqs, out[r*len(n.c.IDs):(r+1)*len(n.c.IDs)])
+	}
+	if v.freeSym != nil {
+		cv.freeSym = make([]bool, len(elems))
+		for t, e := range elems {
+			cv.freeSym[t] = e.IsLoop() && v.freeLoop[e.Loop] || !e.IsLoop() && v.freeSym[e.Sym]
+		}
+		cv.freeLoop = freeLoops(table, cv.freeSym)
+	}
+	return cv, nil
 }
 
 // analysisSeqs returns the NLRs of run r as the similarity analysis sees
-// them (Seq).
-func (n *NLR) analysisSeqs(r int) []nlr.Sequence { return n.seqs(r) }
+// them (analysis).
+func (n *NLR) analysisSeqs(r int) []nlr.Sequence { return n.analysis().seqs[r] }
 
 // loose returns the attributes whose frequency the analysis under mode m
-// ignores: those of polling calls and loops, and those whose frequency
-// differs between the normal runs for some trace.
-func (n *NLR) loose(m fca.Mode) *fca.Loose {
+// ignores, or that it leaves out: the frequencies of polling calls and
+// loops, and what varies between the normal runs (fca.Loose.Vary).
+func (n *NLR) loose(m fca.Mode) *fca.Loose { return n.looseFrom(m, n.c.Normals()) }
+
+// looseFrom is loose learning what varies from the normal runs normals
+// only.
+func (n *NLR) looseFrom(m fca.Mode, normals []int) *fca.Loose {
 	l := &fca.Loose{}
-	syms, loops := n.polling()
-	for s, ok := range syms {
+	v := n.analysis()
+	for s, ok := range v.freeSym {
 		if ok {
 			l.FreeSymbol(trace.Symbol(s))
 		}
 	}
-	for id, ok := range loops {
+	for id, ok := range v.freeLoop {
 		if ok {
 			l.FreeLoop(int32(id))
 		}
 	}
-	if normals := n.c.Normals(); len(normals) > 1 {
+	if len(normals) > 1 {
 		runs := make([][]nlr.Sequence, len(normals))
 		for j, r := range normals {
-			runs[j] = slices.Clone(n.analysisSeqs(r))
+			runs[j] = slices.Clone(v.seqs[r])
 			for i := range runs[j] {
 				if !n.c.Has(r, i) {
 					runs[j][i] = nil // not in this run: nothing to compare
@@ -117,27 +214,51 @@ func (n *NLR) loose(m fca.Mode) *fca.Loose {
 	return l
 }
 
-// Floors returns, for every object, its noise floor: the highest score
-// (see Scores) it has between the first normal run and any further normal
-// run, rounded like scores. Without further normal runs it is all zeros.
-func (s *Similarity) Floors(normals []int) []float64 {
-	n := len(s.IDs)
-	out := make([]float64, n)
-	if n < 2 {
-		return out
+// floors returns, for every object of level l under mode m, its noise
+// floor: how much a normal run the analysis has not learnt from still
+// differs from the first normal run. For each further normal run e, what
+// varies is learnt from the other normal runs (looseFrom), and e's score
+// against the first normal run is taken as Scores takes the faulty run's;
+// the floor is the highest over e. With two normal runs nothing is learnt
+// for the floor, which is then the plain difference between them: a
+// trace is a suspect when its change, after learning from both, is at
+// least twice what the second normal run showed before any learning.
+// Without further normal runs it is all zeros.
+func (n *NLR) floors(m fca.Mode, l Level) ([]float64, error) {
+	normals := n.c.Normals()
+	objs := n.c.Objects(l)
+	out := make([]float64, len(objs))
+	if len(normals) < 2 || len(objs) < 2 {
+		return out, nil
 	}
-	for _, r := range normals[1:] {
-		for a := range n {
+	for _, e := range normals[1:] {
+		var rest []int
+		for _, r := range normals {
+			if r != e {
+				rest = append(rest, r)
+			}
+		}
+		loose := n.looseFrom(m, rest)
+		cn, err := n.context(Normal, m, l, loose)
+		if err != nil {
+			return nil, err
+		}
+		ce, err := n.context(e, m, l, loose)
+		if err != nil {
+			return nil, err
+		}
+		jn, je := fca.BitsetJSM(cn), fca.BitsetJSM(ce)
+		for a := range objs {
 			sum := 0.0
-			for b := range n {
+			for b := range objs {
 				if b != a {
-					sum += math.Abs(s.JSM[r].At(a, b) - s.JSM[Normal].At(a, b))
+					sum += math.Abs(je.At(a, b) - jn.At(a, b))
 				}
 			}
-			out[a] = max(out[a], math.Round(sum/float64(n-1)*scoreScale)/scoreScale)
+			out[a] = max(out[a], math.Round(sum/float64(len(objs)-1)*scoreScale)/scoreScale)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // countsOnly reports whether the NLR of id (a thread, or a process: each of

@@ -30,6 +30,9 @@ type NLR struct {
 
 	c        *Comparison
 	analysed []nlr.Sequence // faulty run: Seqs with RunWide undone, nil where unchanged
+
+	viewOnce sync.Once
+	view     *view // what the similarity analysis sees (analysis)
 }
 
 // Comparison returns the comparison the NLR belongs to.

@@ -381,7 +381,7 @@ func (c *Comparison) analyze(n *NLR, m fca.Mode, links []cluster.Method) (analys
 	if err != nil {
 		return fail(Threads, err)
 	}
-	if a.level[Threads], err = n.result(ts, links); err != nil {
+	if a.level[Threads], err = n.result(ts, m, links); err != nil {
 		return a, err
 	}
 	if c.singleThreaded() {
@@ -406,13 +406,13 @@ func (c *Comparison) analyze(n *NLR, m fca.Mode, links []cluster.Method) (analys
 	if err != nil {
 		return fail(Processes, err)
 	}
-	a.level[Processes], err = n.result(ps, links)
+	a.level[Processes], err = n.result(ps, m, links)
 	return a, err
 }
 
 // result scores the objects of s and, per linkage, clusters both runs and
 // computes their B-score.
-func (n *NLR) result(s *Similarity, links []cluster.Method) (levelResult, error) {
+func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method) (levelResult, error) {
 	// A trace whose NLR is the same in both runs is not where the bug
 	// acted, however far its similarity to the others moved (in a
 	// deadlock, the one rank that finished all its phases stands out
@@ -421,7 +421,10 @@ func (n *NLR) result(s *Similarity, links []cluster.Method) (levelResult, error)
 	// With further normal runs, a trace whose score does not clearly
 	// exceed its noise floor changed no more than it does by itself.
 	scores := s.Scores()
-	floors := s.Floors(n.c.Normals())
+	floors, err := n.floors(m, s.Level)
+	if err != nil {
+		return levelResult{}, err
+	}
 	for i, changed := range n.Changed(s.Level) {
 		if !changed || floors[i] > 0 && scores[i] < NoiseFactor*floors[i] {
 			scores[i] = 0
