@@ -243,3 +243,57 @@ func TestUnfolded(t *testing.T) {
 		t.Errorf("no repeat: Unfolded = %d", got)
 	}
 }
+
+// quietNLR folds the raw events ev by call structure, keeping the calls
+// keep keeps, with polling quieted where poll is set.
+func quietNLR(t *testing.T, e events, ev []trace.Symbol, keep, poll func(trace.Symbol) bool) string {
+	t.Helper()
+	d, err := NewStructuralDiscoverer(10, keep, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if poll != nil {
+		d.QuietPolling(poll)
+	}
+	d.PushEvents(ev)
+	seqs, tab, err := Fold([]Discovered{{ID: trace.ID{}, D: d}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, legend := e.names(seqs[0], tab)
+	return got + " " + strings.Join(legend, "; ")
+}
+
+// A receive loop that polls with MPI_Test a different number of times each
+// iteration folds into one loop once polling is quiet: how long it waited
+// is not what it did. A stretch of alternating polling calls reads as each
+// once; a kept call that is no polling ends a stretch; a dropped call that
+// keeps nothing below it does not.
+func TestQuietPolling(t *testing.T) {
+	e := events{trace.NewTable()}
+	var iters []string
+	for i := range 6 {
+		iters = append(iters, "wait("+repeat("MPI_Test", i+1)+") MPI_Recv")
+	}
+	ev := e.parse("main(MPI_Init " + strings.Join(iters, " ") + " MPI_Finalize)")
+	mpi := func(s trace.Symbol) bool { return strings.HasPrefix(e.tab.Name(s).Func, "MPI_") }
+	poll := func(s trace.Symbol) bool {
+		n := e.tab.Name(s).Func
+		return n == "MPI_Test" || n == "MPI_Iprobe" || n == "sched_yield"
+	}
+	if got, want := quietNLR(t, e, ev, mpi, poll), "MPI_Init, L0^6, MPI_Finalize L0 = [MPI_Test, MPI_Recv]"; got != want {
+		t.Errorf("quiet: %q, want %q", got, want)
+	}
+	if got := quietNLR(t, e, ev, mpi, nil); strings.HasPrefix(got, "MPI_Init, L0^6,") {
+		t.Errorf("exact polling folded the iterations alike: %q", got)
+	}
+	all := func(trace.Symbol) bool { return true }
+	ev = e.parse("MPI_Iprobe sched_yield MPI_Iprobe sched_yield MPI_Iprobe MPI_Recv MPI_Test compute MPI_Test idle() MPI_Test")
+	noIdle := func(s trace.Symbol) bool { return e.tab.Name(s).Func != "idle" }
+	if got, want := quietNLR(t, e, ev, noIdle, poll), "MPI_Iprobe, sched_yield, MPI_Recv, MPI_Test, compute, MPI_Test "; got != want {
+		t.Errorf("stretches: %q, want %q", got, want)
+	}
+	if got, want := quietNLR(t, e, ev, all, poll), "MPI_Iprobe, sched_yield, MPI_Recv, MPI_Test, compute, MPI_Test, idle, MPI_Test "; got != want {
+		t.Errorf("a kept call between: %q, want %q", got, want)
+	}
+}

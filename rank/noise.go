@@ -3,7 +3,6 @@ package rank
 import (
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/fca"
@@ -26,12 +25,12 @@ import (
 //     varies by itself (fca.Loose): an attribute whose frequency differs
 //     between the normal runs for some trace carries no frequency in any
 //     run, and one that some trace has in one normal run and not in
-//     another is left out of every run's context. What still differs
-//     between the normal runs is each trace's noise floor, its score
-//     between the first normal run and another. A trace is a suspect only
-//     where its score clearly exceeds its floor (NoiseFactor), and a faulty
-//     trace whose NLR equals its NLR in any of the normal runs did nothing
-//     new.
+//     another is left out of every run's context. With three normal runs
+//     or more, what a normal run still differs by after learning from the
+//     others is each trace's noise floor (floors); a trace is a suspect
+//     only where its score clearly exceeds its floor (NoiseFactor). A
+//     faulty trace whose NLR equals its NLR in any of the normal runs did
+//     nothing new.
 
 // Polling keeps the calls whose repeat counts are waiting, not work.
 var Polling = filters.MustParse(`poll+cust=^(?i:mpi_(?:test|testall|testany|testsome|iprobe|improbe))$`)
@@ -98,14 +97,8 @@ type view struct {
 }
 
 // analysis returns the view of n the similarity analysis takes (once; it is
-// shared by the analyses of every attribute mode).
-//
-// Without loops whose counts vary between normal runs it is Seq with the
-// comparison's names. With them (NoisyCounts), each trace is folded once
-// more, its elements as tokens and those loops' counts left out: a task
-// farm's worker whose tasks ran their inner loops 138, 160 and 115 times
-// did three alike tasks, which fold into a loop as three alike calls do,
-// whichever tasks the worker happened to get.
+// shared by the analyses of every attribute mode): Seq, with the
+// comparison's names.
 func (n *NLR) analysis() *view {
 	n.viewOnce.Do(func() {
 		syms, loops := n.polling()
@@ -113,64 +106,9 @@ func (n *NLR) analysis() *view {
 		for r := range n.c.Runs {
 			v.seqs = append(v.seqs, n.seqs(r))
 		}
-		noisy := n.NoisyCounts()
-		if noisy != nil {
-			if cv, err := n.coarse(v, noisy); err == nil {
-				v = cv
-			}
-		}
 		n.view = v
 	})
 	return n.view
-}
-
-// coarse returns v's sequences folded again with the loops noisy names
-// taken without their counts (see analysis).
-func (n *NLR) coarse(v *view, noisy func(nlr.Element) bool) (*view, error) {
-	tokens := map[nlr.Element]trace.Symbol{}
-	var elems []nlr.Element
-	var inputs []nlr.Input
-	for r, seqs := range v.seqs {
-		for i, s := range seqs {
-			syms := make([]trace.Symbol, len(s))
-			for j, e := range s {
-				if noisy(e) {
-					e.Count = 0
-				}
-				t, ok := tokens[e]
-				if !ok {
-					t = trace.Symbol(len(elems))
-					tokens[e] = t
-					elems = append(elems, e)
-				}
-				syms[j] = t
-			}
-			inputs = append(inputs, nlr.Input{Run: r, ID: n.c.IDs[i], Symbols: syms})
-		}
-	}
-	out, table, err := nlr.Recognize(inputs, n.K, n.c.opts.Workers)
-	if err != nil {
-		return nil, err
-	}
-	names := n.Names()
-	cv := &view{names: func(t trace.Symbol) string {
-		e := elems[t]
-		if e.IsLoop() && e.Count == 0 {
-			return "L" + strconv.Itoa(int(e.Loop)) + "^*"
-		}
-		return e.Format(names)
-	}}
-	for r := range v.seqs {
-		cv.seqs = append(cv.seqs, out[r*len(n.c.IDs):(r+1)*len(n.c.IDs)])
-	}
-	if v.freeSym != nil {
-		cv.freeSym = make([]bool, len(elems))
-		for t, e := range elems {
-			cv.freeSym[t] = e.IsLoop() && v.freeLoop[e.Loop] || !e.IsLoop() && v.freeSym[e.Sym]
-		}
-		cv.freeLoop = freeLoops(table, cv.freeSym)
-	}
-	return cv, nil
 }
 
 // analysisSeqs returns the NLRs of run r as the similarity analysis sees
@@ -219,16 +157,15 @@ func (n *NLR) looseFrom(m fca.Mode, normals []int) *fca.Loose {
 // differs from the first normal run. For each further normal run e, what
 // varies is learnt from the other normal runs (looseFrom), and e's score
 // against the first normal run is taken as Scores takes the faulty run's;
-// the floor is the highest over e. With two normal runs nothing is learnt
-// for the floor, which is then the plain difference between them: a
-// trace is a suspect when its change, after learning from both, is at
-// least twice what the second normal run showed before any learning.
-// Without further normal runs it is all zeros.
+// the floor is the highest over e. It needs three normal runs or more:
+// with two, everything that differs between them is taken loosely, no run
+// is left to measure what noise remains, and the floor is 0 (as without
+// further normal runs).
 func (n *NLR) floors(m fca.Mode, l Level) ([]float64, error) {
 	normals := n.c.Normals()
 	objs := n.c.Objects(l)
 	out := make([]float64, len(objs))
-	if len(normals) < 2 || len(objs) < 2 {
+	if len(normals) < 3 || len(objs) < 2 {
 		return out, nil
 	}
 	for _, e := range normals[1:] {

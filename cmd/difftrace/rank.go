@@ -70,10 +70,13 @@ dynamic schedules, work stealing, polling. Polling never counts (a stretch of
 MPI_Test, MPI_Iprobe, poll or sched_yield calls reads as its calls once
 each; --exact-polling counts them). For the rest, record the normal run two
 or more times and give the others with --also-normal: what differs between
-the normal runs is noise — a count that varies carries no frequency, and
-each trace's change between the normal runs is its noise floor — and a
-trace is a suspect only where its change from normal to faulty is at least
-twice its floor. The table then shows the top thread's score and floor.
+the normal runs is noise — a count that varies carries no frequency, an
+attribute that comes and goes is left out, and a faulty trace that made the
+same calls as in any normal run did nothing new. With three normal runs or
+more, each trace also gets a noise floor (how much a normal run still
+differs after learning from the others), and is a suspect only where its
+change is at least twice its floor; the table shows the top thread's score
+and floor.
 
 rank remembers the runs and parameters in .difftrace/ (session.json and
 ranking.json, in the current directory), so "difftrace diffnlr 5" can follow
