@@ -16,8 +16,9 @@
  * --skip-verify W N: worker W does not verify the result of its N-th task
  * (counting from 1) before sending it: one call of verify() missing, the
  * bug difftrace should find among the noise.
- * --skip-critical W N: in worker W's N-th task, the thread that takes the
- * first chunk adds its share without the critical section (with --threads).
+ * --skip-critical W N: in worker W's N-th task, OpenMP thread 0 (the
+ * rank's main thread, trace W.0) adds its share without the critical
+ * section (with --threads).
  */
 #include <mpi.h>
 #include <omp.h>
@@ -57,7 +58,8 @@ static double compute(int n, int skip_critical)
 #pragma omp for schedule(dynamic, 1)
 		for (int c = 0; c < (n + 63) / 64; c++)
 			mine += chunk(c * 64, c * 64 + 64 < n ? c * 64 + 64 : n, n);
-		if (skip_critical && omp_get_thread_num() == 0) {
+		int me = omp_get_thread_num();
+		if (skip_critical && me == 0) {
 			sum += mine; /* the bug: no critical section */
 		} else {
 #pragma omp critical

@@ -26,6 +26,7 @@ type Context struct {
 	mode    Mode
 	ids     []trace.ID
 	names   []string // attribute display names
+	entries []string // attribute names without their frequency
 	attrs   [][]int  // object → its attributes, increasing
 	class   []int    // object → class
 	members [][]int  // class → its objects, increasing
@@ -79,6 +80,7 @@ func NewLooseContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace
 				a = len(c.names)
 				index[k] = a
 				c.names = append(c.names, k.name(m, sym))
+				c.entries = append(c.entries, k.name(Mode{Double: m.Double}, sym))
 			}
 			as = append(as, a)
 		}
@@ -97,7 +99,7 @@ func (c *Context) Union(ids []trace.ID, of []int) (*Context, error) {
 	if len(of) != len(c.ids) {
 		return nil, fmt.Errorf("formal context: %d objects but %d groups given; give one group per object", len(c.ids), len(of))
 	}
-	u := &Context{mode: c.mode, ids: append([]trace.ID(nil), ids...), names: c.names,
+	u := &Context{mode: c.mode, ids: append([]trace.ID(nil), ids...), names: c.names, entries: c.entries,
 		attrs: make([][]int, len(ids)), class: make([]int, len(ids))}
 	for o, j := range of {
 		if j < 0 || j >= len(ids) {
@@ -157,6 +159,10 @@ func (c *Context) NumAttrs() int { return len(c.names) }
 
 // AttrName returns the display name of attribute a.
 func (c *Context) AttrName(a int) string { return c.names[a] }
+
+// AttrEntry returns the name of attribute a without its frequency: the
+// entry or pair it counts ("L1" for "L1:16").
+func (c *Context) AttrEntry(a int) string { return c.entries[a] }
 
 // Attrs returns the attributes of object o, increasing.
 func (c *Context) Attrs(o int) []int { return c.attrs[o] }

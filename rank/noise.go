@@ -294,3 +294,45 @@ func (n *NLR) Diff(i int) ([]diffnlr.Block, nlr.Sequence, error) {
 	}
 	return blocks, aligned, nil
 }
+
+// varies reports whether the normal runs differ among themselves: some
+// trace's NLR is not the same in all of them.
+func (n *NLR) varies() bool {
+	normals := n.c.Normals()
+	for _, r := range normals[1:] {
+		for i := range n.c.IDs {
+			if n.c.Has(r, i) && n.c.Has(Normal, i) && !n.Seq(r, i).Equal(n.Seq(Normal, i)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// novel returns, for every object, whether its faulty attribute set holds
+// an entry or pair that no object has in any of the normal runs, whatever
+// its frequency: something the program never did when it worked. (A count
+// alone is not new: in a program that varies by itself, counts vary more
+// than two runs show.)
+func (s *Similarity) novel(normals []int) []bool {
+	known := map[string]bool{}
+	for _, r := range normals {
+		c := s.Ctx[r]
+		for o := range c.Len() {
+			for _, a := range c.Attrs(o) {
+				known[c.AttrEntry(a)] = true
+			}
+		}
+	}
+	c := s.Ctx[Faulty]
+	out := make([]bool, c.Len())
+	for o := range c.Len() {
+		for _, a := range c.Attrs(o) {
+			if !known[c.AttrEntry(a)] {
+				out[o] = true
+				break
+			}
+		}
+	}
+	return out
+}

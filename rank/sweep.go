@@ -418,15 +418,23 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method) (levelRe
 	// deadlock, the one rank that finished all its phases stands out
 	// because everybody else changed): it cannot be a suspect.
 	//
-	// With further normal runs, a trace whose score does not clearly
-	// exceed its noise floor changed no more than it does by itself.
+	// When the normal runs differ among themselves, a trace is a suspect
+	// only where it did something no normal run did (an attribute no
+	// trace has in any normal run), or, with three normal runs or more,
+	// where its score clearly exceeds its noise floor: otherwise it
+	// changed no more than the program does by itself.
 	scores := s.Scores()
 	floors, err := n.floors(m, s.Level)
 	if err != nil {
 		return levelResult{}, err
 	}
+	var novel []bool
+	if n.varies() {
+		novel = s.novel(n.c.Normals())
+	}
 	for i, changed := range n.Changed(s.Level) {
-		if !changed || floors[i] > 0 && scores[i] < NoiseFactor*floors[i] {
+		quiet := novel != nil && !novel[i] && (floors[i] == 0 || scores[i] < NoiseFactor*floors[i])
+		if !changed || quiet {
 			scores[i] = 0
 		}
 	}

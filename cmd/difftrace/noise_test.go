@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A task farm (examples/farm.c) varies by itself: the master takes results
+// from any worker and polls for them, and which worker does which task, and
+// how many, changes from run to run. Recorded for real, three normal runs
+// and one where worker W leaves out one verify() call: two normal runs
+// against the third name no suspect; against the faulty run, W leads the
+// consensus and its suggested diffNLR names the missing call. With only
+// one normal run the noise shows.
+func TestRankNoise(t *testing.T) {
+	needE2E(t)
+	dir := t.TempDir()
+	const np, w, task = 8, 4, 3
+	run := func(name string, args ...string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if out, err := captureMPI(t, np, p, nil, "farm", args...); err != nil {
+			t.Fatalf("mpirun: %v\n%s", err, out)
+		}
+		waitRun(t, p, np)
+		return p
+	}
+	a, b, c := run("a"), run("b"), run("c")
+	faulty := run("faulty", "--skip-verify", strconv.Itoa(w), strconv.Itoa(task))
+
+	type ranking struct {
+		AlsoNormal []string `json:"also_normal"`
+		Threads    []struct {
+			ID    string `json:"id"`
+			First int    `json:"first"`
+		} `json:"consensus_threads"`
+	}
+	rank := func(args ...string) ranking {
+		t.Helper()
+		r := difftrace(t, append([]string{"rank", "--format", "json", "--no-session"}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("rank %v: exit %d\n%s", args, r.code, r.stderr)
+		}
+		var rk ranking
+		if err := json.Unmarshal(r.stdout, &rk); err != nil {
+			t.Fatal(err)
+		}
+		return rk
+	}
+	first := func(rk ranking) string {
+		if len(rk.Threads) == 0 || rk.Threads[0].First == 0 {
+			return ""
+		}
+		return rk.Threads[0].ID
+	}
+
+	if got := first(rank(a, c, "--also-normal", b)); got != "" {
+		t.Errorf("two normal runs against a third: %s leads the consensus, want no suspect", got)
+	}
+	rk := rank(a, faulty, "--also-normal", b)
+	if got, want := first(rk), strconv.Itoa(w)+".0"; got != want {
+		t.Errorf("with worker %d skipping a verify: %q leads the consensus, want %s", w, got, want)
+	}
+	if len(rk.AlsoNormal) != 1 || rk.AlsoNormal[0] != b {
+		t.Errorf("also_normal = %v, want [%s]", rk.AlsoNormal, b)
+	}
+	// Three normal runs: floors are measured; the faulty worker still
+	// leads, and shows its score and floor.
+	rk = rank(a, faulty, "--also-normal", b, "--also-normal", c)
+	if got, want := first(rk), strconv.Itoa(w)+".0"; got != want {
+		t.Errorf("three normal runs: %q leads the consensus, want %s", got, want)
+	}
+
+	// The table and the diffNLR it suggests, as a user sees them.
+	work := t.TempDir()
+	r := difftraceAt(t, work, nil, "rank", a, faulty, "--also-normal", b)
+	out := string(r.stdout)
+	if r.code != 0 || !strings.Contains(out, "SCORE/FLOOR") || !strings.Contains(out, "(noise floors)") ||
+		!strings.Contains(out, "difftrace diffnlr "+strconv.Itoa(w)+"\n") {
+		t.Errorf("rank table: exit %d\n%s%s", r.code, out, r.stderr)
+	}
+	d := difftraceAt(t, work, nil, "diffnlr", strconv.Itoa(w), "--color", "never")
+	if d.code != 0 || !regexp.MustCompile(`(?m)^first difference: .*: verify missing$`).Match(d.stdout) {
+		t.Errorf("diffnlr %d: exit %d\n%s%s", w, d.code, d.stdout, d.stderr)
+	}
+
+	// One normal run: the farm's own variation shows, and rank says how
+	// to tell it from a bug when only loop counts changed.
+	r = difftrace(t, "rank", a, c, "--no-session")
+	if r.code != 0 || !strings.Contains(string(r.stdout), "consensus, threads: ") {
+		t.Errorf("rank of two normal runs: exit %d\n%s", r.code, r.stdout)
+	}
+	t.Logf("two normal runs, one given as faulty:\n%s", r.stdout)
+}
