@@ -2,14 +2,18 @@
 # Records the example runs committed under testdata/runs (make examples):
 # the odd/even sort (seeds/002 §3.2.7) normal, with swapBug and with dlBug,
 # ILCS (§3.4) normal and with each of its three bugs, and the C++ proxy
-# stencil normal and with rank 3 skipping its halo exchange in step 5.
+# stencil normal and with rank 3 skipping its halo exchange in step 5; and
+# into NOISE_DIR (default: testdata/noise beside OUT_DIR) the task farm, a
+# program that varies by itself: two normal runs, one where worker 3 skips a
+# verify() in its 5th task.
 #
-#   examples/record-runs.sh DIFFTRACE EXAMPLES_DIR OUT_DIR
+#   examples/record-runs.sh DIFFTRACE EXAMPLES_DIR OUT_DIR [NOISE_DIR]
 set -euo pipefail
 DT=$(realpath "$1")
 EX=$(realpath "$2")
 OUT=$3
-mkdir -p "$OUT"
+NOISE=${4:-$(dirname "$OUT")/noise}
+mkdir -p "$OUT" "$NOISE"
 
 # Open MPI as root, oversubscribing a small machine.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -48,4 +52,8 @@ record ilcs-dlbug 8 --timeout 10s -- "$EX/ilcs" --count-bug 2
 record ilcs-maxbug 8 -- "$EX/ilcs" --max-bug 0
 record stencil-normal 8 -- "$EX/stencil"
 record stencil-skipbug 8 --timeout 30s -- "$EX/stencil" --skip-bug 3 5
-du -sh "$OUT"
+OUT=$NOISE
+record farm-1 8 -- "$EX/farm"
+record farm-2 8 -- "$EX/farm"
+record farm-skipverify 8 -- "$EX/farm" --skip-verify 3 5
+du -sh "$OUT" "$NOISE"

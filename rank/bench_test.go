@@ -16,7 +16,7 @@ import (
 // returns the last ranking. It reports the events decoded per second and
 // the peak of live heap seen between GCs (sampled, so a lower bound of what
 // the process held).
-func benchRank(b *testing.B, normal, faulty string) *Ranking {
+func benchRank(b *testing.B, normal, faulty string, alsoNormal ...string) *Ranking {
 	b.Helper()
 	g := defaultGrid(b, "")
 	var rk *Ranking
@@ -25,7 +25,7 @@ func benchRank(b *testing.B, normal, faulty string) *Ranking {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		c, err := Open([]string{normal, faulty}, Options{})
+		c, err := Open(append([]string{normal, faulty}, alsoNormal...), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -65,6 +65,23 @@ func BenchmarkRankExamples(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkRankNoise ranks the committed task farm (testdata/noise: 8
+// ranks, about 1.4 million calls a run) whose worker 3 skips one verify(),
+// with one normal run and with a second one given as further normal run
+// (what telling noise from the bug costs).
+func BenchmarkRankNoise(b *testing.B) {
+	dir := filepath.Join(runsDir, "..", "noise")
+	b.Run("one-normal", func(b *testing.B) {
+		benchRank(b, filepath.Join(dir, "farm-1"), filepath.Join(dir, "farm-skipverify"))
+	})
+	b.Run("two-normal", func(b *testing.B) {
+		rk := benchRank(b, filepath.Join(dir, "farm-1"), filepath.Join(dir, "farm-skipverify"), filepath.Join(dir, "farm-2"))
+		if rk.ThreadVotes[0].ID != tid(3, 0) {
+			b.Fatalf("consensus %v, want 3.0 first", rk.ThreadVotes[:1])
+		}
+	})
 }
 
 // BenchmarkRankGenerated ranks a generated pair of runs (genSpec) of 1,024

@@ -72,9 +72,21 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 	}
 	masks := c.compile(fs)
 	nk := len(ks)
+	// quiet[f]: filter f keeps polling calls, whose stretches its
+	// discoverers read as once each (Polling); the others need no check.
+	quiet := make([]bool, len(fs))
 	var poll func(trace.Symbol) bool
 	if !c.opts.ExactPolling {
-		poll = Polling.Compile(c.Symbols).Keep
+		pm := Polling.Compile(c.Symbols)
+		poll = pm.Keep
+		for f, m := range masks {
+			for s := range c.Symbols.Len() {
+				if pm.Keep(trace.Symbol(s)) && m.Keep(trace.Symbol(s)) {
+					quiet[f] = true
+					break
+				}
+			}
+		}
 	}
 	// disc[run][i][f*nk+k] is trace IDs[i]'s discoverer; kept[run][i][f].
 	disc := make([][][]*nlr.Discoverer, len(c.Runs))
@@ -87,7 +99,7 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 			ds := make([]*nlr.Discoverer, len(fs)*nk)
 			for j := range ds {
 				ds[j], _ = nlr.NewStructuralDiscoverer(ks[j%nk], masks[j/nk].Keep, fs[j/nk].KeepsReturns())
-				if poll != nil {
+				if quiet[j/nk] {
 					ds[j].QuietPolling(poll)
 				}
 			}
