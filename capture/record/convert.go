@@ -125,7 +125,7 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 			return err
 		}
 		return pw.Write(buf)
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -178,8 +178,13 @@ func finishPlans(data *decode.UftraceData, pid int, opt ConvertOptions, plans []
 // is the program, docs/parlot-format.md; written even if the program made
 // no recorded call, so that no reader takes a library for the program),
 // then the other images in order of first appearance, functions likewise.
+//
+// verbatim, if not nil, may name for a thread a file that already holds its
+// trace with these IDs, compressed (and how many values it holds): the file
+// is then copied as it is, unless calls are to be appended.
 func writeProcess(data *decode.UftraceData, pid int, opt ConvertOptions, plans []*threadPlan, order []trace.Name, res *ConvertResult,
-	fill func(p *threadPlan, ids map[trace.Name]uint16, pw *parlot.Writer) error) error {
+	fill func(p *threadPlan, ids map[trace.Name]uint16, pw *parlot.Writer) error,
+	verbatim func(p *threadPlan, ids map[trace.Name]uint16) (path string, values uint64, ok bool)) error {
 	prog := data.Program(pid, ^uint64(0))
 	if prog == "" {
 		prog = opt.MainImage
@@ -220,7 +225,20 @@ func writeProcess(data *decode.UftraceData, pid int, opt ConvertOptions, plans [
 	for _, p := range plans {
 		path := base + "." + strconv.Itoa(p.task.Thread)
 		var values uint64
+		var src string
+		if verbatim != nil && len(p.extra) == 0 {
+			src, values, _ = verbatim(p, ids)
+		}
 		n, err := writeFileAtomic(path, func(w io.Writer) error {
+			if src != "" {
+				f, err := os.Open(src)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				_, err = io.Copy(w, f)
+				return err
+			}
 			pw := parlot.NewWriter(w)
 			if err := fill(p, ids, pw); err != nil {
 				return err

@@ -552,6 +552,20 @@ func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
 				return err
 			}
 		}
+	}, func(p *threadPlan, ids map[trace.Name]uint16) (string, uint64, bool) {
+		// The partial stream is the trace when its provisional IDs are
+		// the final ones (a single-threaded process usually): copied, not
+		// decoded and compressed again.
+		t := s.threads[p.task.TID]
+		if t == nil {
+			return "", 0, false
+		}
+		for _, id := range t.first {
+			if ids[name(t, id)] != id {
+				return "", 0, false
+			}
+		}
+		return t.f.Name(), t.w.Values(), true
 	})
 	if err != nil {
 		return nil, err
