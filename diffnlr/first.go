@@ -47,6 +47,31 @@ type First struct {
 	Reordered   bool           `json:"reordered"`
 	NormalOrder []trace.Symbol `json:"-"`
 	FaultyOrder []trace.Symbol `json:"-"`
+	// OrderVaries is set, by whoever compared further normal runs, when a
+	// reordering (Reordered) is of calls that the normal runs also make in
+	// different orders: an order the program itself does not fix.
+	OrderVaries bool `json:"order_varies,omitempty"`
+}
+
+// SameCalls reports whether g reorders some of the calls f reorders: both
+// are reorderings, and a call of one's stretch is in the other's.
+func (f First) SameCalls(g First) bool {
+	if !f.Reordered || !g.Reordered {
+		return false
+	}
+	in := map[trace.Symbol]bool{}
+	for _, s := range g.NormalOrder {
+		in[s] = true
+	}
+	for _, s := range g.FaultyOrder {
+		in[s] = true
+	}
+	for _, s := range f.NormalOrder {
+		if in[s] {
+			return true
+		}
+	}
+	return false
 }
 
 const (
@@ -202,6 +227,9 @@ func (f First) Text(name func(trace.Symbol) string, stack []string) string {
 	switch {
 	case f.Reordered:
 		what = "the same calls in another order: " + list(f.NormalOrder) + " in the normal run, " + list(f.FaultyOrder) + " in the faulty run"
+		if f.OrderVaries {
+			what += " (the normal runs order these calls differently too: an order the program does not fix, such as that of receives from any source)"
+		}
 	case f.FaultyEnded && len(f.Normal) > 0:
 		what = "the faulty trace ends here; the normal run goes on with " + calls(f.Normal, f.NormalMore)
 	case f.NormalEnded && len(f.Faulty) > 0:

@@ -118,3 +118,28 @@ func TestFirstDifferenceEnds(t *testing.T) {
 		t.Errorf("First = %+v: %s", f, f.Text(name, nil))
 	}
 }
+
+// Two receives whose order the program does not fix (from any source): a
+// faulty run that takes them the other way round, compared with a normal
+// run that does too, says so; a reordering of other calls does not.
+func TestFirstDifferenceOrderVaries(t *testing.T) {
+	tab := trace.NewTable()
+	ab, ba := syms(tab, "recv_from_a", "recv_from_b", "work"), syms(tab, "recv_from_b", "recv_from_a", "work")
+	normal := slices.Concat(rep(ab, 4), rep(ab, 4))
+	faulty := slices.Concat(rep(ab, 4), rep(ba, 4))
+	other := slices.Concat(rep(ab, 2), rep(ba, 6)) // a second normal run
+	f, ok, name := firstOf(t, tab, normal, faulty, false)
+	g, ok2, _ := firstOf(t, tab, normal, other, false)
+	if !ok || !ok2 || !f.Reordered || !g.Reordered || !f.SameCalls(g) {
+		t.Fatalf("First = %+v, %+v", f, g)
+	}
+	f.OrderVaries = true
+	if got := f.Text(name, nil); !strings.HasSuffix(got, "in the faulty run (the normal runs order these calls differently too: an order the program does not fix, such as that of receives from any source)") {
+		t.Errorf("Text: %s", got)
+	}
+	swap := syms(tab, "work", "recv_from_a", "recv_from_b")
+	h, ok, _ := firstOf(t, tab, slices.Concat(rep(ab, 8)), slices.Concat(rep(ab, 3), rep(swap, 5)), false)
+	if ok && h.Reordered && h.SameCalls(First{Reordered: true, NormalOrder: syms(tab, "unrelated"), FaultyOrder: syms(tab, "other")}) {
+		t.Errorf("unrelated reorderings taken for the same calls")
+	}
+}

@@ -488,6 +488,15 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 		if !ok {
 			continue
 		}
+		// A reordering the further normal runs show too is the
+		// program's own.
+		for _, r := range c.Normals()[1:] {
+			if f.Reordered && c.Has(r, i) {
+				if g, ok := diffnlr.FirstDifference(n.Table, n.Seq(rank.Normal, i), n.Seq(r, i)); ok && f.SameCalls(g) {
+					f.OrderVaries = true
+				}
+			}
+		}
 		var stack []trace.Symbol
 		switch {
 		case !f.NormalEnded && c.Has(rank.Normal, i) && !aligned:
