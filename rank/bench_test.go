@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/difftrace/difftrace/internal/synth"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -95,9 +96,9 @@ func BenchmarkRankNoise(b *testing.B) {
 // DIFFTRACE_BENCH_SCALE=small runs 64 processes × 4 threads × 20,000 events
 // instead, for a quick check.
 func BenchmarkRankGenerated(b *testing.B) {
-	spec := genSpec{Procs: 256, Threads: 4, Events: 100_000, Rows: 16, BugRows: 137, BugCrit: [2]int{152, 2}}
+	spec := genSpec(256, 4, 100_000, 137, [2]int{152, 2})
 	if os.Getenv("DIFFTRACE_BENCH_SCALE") == "small" {
-		spec = genSpec{Procs: 64, Threads: 4, Events: 20_000, Rows: 16, BugRows: 37, BugCrit: [2]int{51, 2}}
+		spec = genSpec(64, 4, 20_000, 37, [2]int{51, 2})
 	}
 	normal, faulty := generatedPair(b, spec)
 	rk := benchRank(b, normal, faulty)
@@ -106,7 +107,7 @@ func BenchmarkRankGenerated(b *testing.B) {
 
 // generatedPair writes the normal and the faulty run of spec under a
 // temporary directory, once per process (the runs are the same every time).
-func generatedPair(b *testing.B, spec genSpec) (normal, faulty string) {
+func generatedPair(b *testing.B, spec synth.Spec) (normal, faulty string) {
 	b.Helper()
 	key := fmt.Sprintf("%+v", spec)
 	genMu.Lock()
@@ -120,11 +121,11 @@ func generatedPair(b *testing.B, spec genSpec) (normal, faulty string) {
 	}
 	genCleanup = append(genCleanup, dir)
 	normal, faulty = filepath.Join(dir, "normal"), filepath.Join(dir, "faulty")
-	if _, err := writeGenRun(normal, spec); err != nil {
+	if _, err := synth.Write(normal, spec); err != nil {
 		b.Fatal(err)
 	}
 	spec.Faulty = true
-	if _, err := writeGenRun(faulty, spec); err != nil {
+	if _, err := synth.Write(faulty, spec); err != nil {
 		b.Fatal(err)
 	}
 	genDirs[key] = [2]string{normal, faulty}
@@ -147,16 +148,20 @@ func TestMain(m *testing.M) {
 }
 
 // checkPlanted fails unless the consensus puts the two planted traces of
-// spec first: between them they take every first place, each at least once.
-func checkPlanted(tb testing.TB, rk *Ranking, spec genSpec) {
+// spec (genSpec) first: between them they take every first place, each at
+// least once.
+func checkPlanted(tb testing.TB, rk *Ranking, spec synth.Spec) {
 	tb.Helper()
-	rows, crit := tid(spec.BugRows, 0), tid(spec.BugCrit[0], spec.BugCrit[1])
+	rows, crit := spec.Bugs[0].Trace(), spec.Bugs[1].Trace()
 	if len(rk.ThreadVotes) < 2 {
 		tb.Fatalf("consensus %v, want the two planted traces", rk.ThreadVotes)
 	}
 	top := map[trace.ID]bool{rk.ThreadVotes[0].ID: true, rk.ThreadVotes[1].ID: true}
 	if !top[rows] || !top[crit] || len(rk.ThreadVotes) > 2 && rk.ThreadVotes[2].First > 0 {
 		tb.Fatalf("consensus %v, want %v and %v first, nobody else", rk.ThreadVotes[:min(4, len(rk.ThreadVotes))], rows, crit)
+	}
+	if len(rk.ProcessVotes) < 2 {
+		tb.Fatalf("process consensus %v, want the two planted processes", rk.ProcessVotes)
 	}
 	ptop := map[trace.ID]bool{rk.ProcessVotes[0].ID: true, rk.ProcessVotes[1].ID: true}
 	if !ptop[rows.Process()] || !ptop[crit.Process()] {
