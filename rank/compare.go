@@ -142,6 +142,18 @@ func (c *Comparison) OnlyIn(r int) []trace.ID {
 	return out
 }
 
+// indexesOf returns the positions in IDs of the traces of id: itself, or
+// every thread of a process.
+func (c *Comparison) indexesOf(id trace.ID) []int {
+	var out []int
+	for i, t := range c.IDs {
+		if t == id || id.IsProcess() && t.Proc == id.Proc {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // Index returns the position of id in IDs.
 func (c *Comparison) Index(id trace.ID) (int, bool) {
 	return slices.BinarySearchFunc(c.IDs, id, trace.ID.Compare)

@@ -203,10 +203,7 @@ func (n *NLR) floors(m fca.Mode, l Level) ([]float64, error) {
 // iteration counts of its loops.
 func (n *NLR) countsOnly(id trace.ID) bool {
 	differs := false
-	for i, t := range n.c.IDs {
-		if t != id && !(id.IsProcess() && t.Proc == id.Proc) {
-			continue
-		}
+	for _, i := range n.c.indexesOf(id) {
 		a, b := n.Seq(Normal, i), n.Seq(Faulty, i)
 		if a.Equal(b) {
 			continue

@@ -125,10 +125,8 @@ func Suggest(rows []Row, id trace.ID, fold Fold) (v View, ok bool, err error) {
 // thread, or every thread of a process), run-wide changes set aside.
 func (n *NLR) Changes(id trace.ID) (int, error) {
 	total := 0
-	for i, t := range n.c.IDs {
-		if t != id && !(id.IsProcess() && t.Proc == id.Proc) {
-			continue
-		}
+	for _, i := range n.c.indexesOf(id) {
+		t := n.c.IDs[i]
 		ns, fs := n.Seq(Normal, i), n.Seq(Faulty, i)
 		if ns.Equal(fs) {
 			continue
@@ -149,10 +147,7 @@ func (n *NLR) Changes(id trace.ID) (int, error) {
 // partsAtAnEnd reports whether, in every thread of id that changed, the
 // runs part only where one of the traces ends.
 func (n *NLR) partsAtAnEnd(id trace.ID) bool {
-	for i, t := range n.c.IDs {
-		if t != id && !(id.IsProcess() && t.Proc == id.Proc) {
-			continue
-		}
+	for _, i := range n.c.indexesOf(id) {
 		f, ok := diffnlr.FirstDifference(n.Table, n.Seq(Normal, i), n.Seq(Faulty, i))
 		if ok && !f.NormalEnded && !f.FaultyEnded {
 			return false

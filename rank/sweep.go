@@ -585,10 +585,8 @@ func idStrings(ids []trace.ID) []string {
 func (n *NLR) UnfoldedNotes(id trace.ID) []string {
 	const maxCheck, maxBody = 50_000, 400
 	var out []string
-	for i, t := range n.c.IDs {
-		if t != id && !(id.IsProcess() && t.Proc == id.Proc) {
-			continue
-		}
+	for _, i := range n.c.indexesOf(id) {
+		t := n.c.IDs[i]
 		b := 0
 		for r := range n.c.Runs {
 			if s := n.Seq(r, i); len(s) <= maxCheck {
