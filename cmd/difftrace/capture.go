@@ -36,10 +36,17 @@ launcher or the user ends the job (SIGINT, SIGTERM, SIGHUP), capture takes a
 stack snapshot of the program (with eu-stack), kills it, and writes every
 trace up to the last call, including the call each thread was blocked in.
 run.json then says the rank was killed and why. capture exits with the
-program's status (128+N if signal N killed it, 124 if --timeout did).`,
+program's status (128+N if signal N killed it, 124 if --timeout did).
+
+A program that varies from run to run by itself (receives from any source,
+dynamic schedules, work stealing) needs more than one normal run for rank to
+tell its noise from a bug: record the normal run two or three times, each into
+a directory of its own with the same command line, and give the others to rank
+with --also-normal.`,
 		Example: `  mpirun -np 16 difftrace capture -o normal -- ./oddeven
   mpirun -np 16 difftrace capture -o dlbug --timeout 10s -- ./oddeven --deadlock-bug 5 7
-  difftrace capture -o single --all-images -- ./a.out input.txt`,
+  difftrace capture -o single --all-images -- ./a.out input.txt
+  for i in 1 2; do mpirun -np 8 difftrace capture -o normal-$i -- ./farm; done`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt.Command = args
