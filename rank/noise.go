@@ -1,8 +1,10 @@
 package rank
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/fca"
@@ -103,12 +105,88 @@ func (n *NLR) analysis() *view {
 	n.viewOnce.Do(func() {
 		syms, loops := n.polling()
 		v := &view{names: n.Names(), freeSym: syms, freeLoop: loops}
+		canon := n.shapes()
 		for r := range n.c.Runs {
-			v.seqs = append(v.seqs, n.seqs(r))
+			seqs := n.seqs(r)
+			if canon != nil {
+				seqs = slices.Clone(seqs)
+				for i, s := range seqs {
+					seqs[i] = canonical(s, canon)
+				}
+			}
+			v.seqs = append(v.seqs, seqs)
 		}
 		n.view = v
 	})
 	return n.view
+}
+
+// shapes returns, when loop counts vary between the normal runs
+// (NoisyCounts), for every loop of n's table the loop that stands for it in
+// the analysis: the first of the loops whose bodies are the same but for
+// the counts of such loops, at any depth. A worker that evaluates a varying
+// number of candidates before each update makes a new loop of updates for
+// every count; they are one loop, whatever the counts. nil when no count
+// varies.
+func (n *NLR) shapes() []int32 {
+	noisy := n.NoisyCounts()
+	if noisy == nil {
+		return nil
+	}
+	canon := make([]int32, n.Table.Len())
+	keys := make([]string, n.Table.Len())
+	done := make([]bool, n.Table.Len())
+	first := map[string]int32{}
+	var key func(id int32) string
+	key = func(id int32) string {
+		if done[id] {
+			return keys[id]
+		}
+		done[id] = true // a loop's body holds only loops found before it
+		var b strings.Builder
+		for _, e := range n.Table.Body(id) {
+			if !e.IsLoop() {
+				fmt.Fprintf(&b, "s%d,", e.Sym)
+				continue
+			}
+			inner := key(e.Loop)
+			if noisy(e) {
+				fmt.Fprintf(&b, "(%s)*,", inner)
+			} else {
+				fmt.Fprintf(&b, "(%s)%d,", inner, e.Count)
+			}
+		}
+		keys[id] = b.String()
+		return keys[id]
+	}
+	for id := range canon {
+		k := key(int32(id))
+		if c, ok := first[k]; ok {
+			canon[id] = c
+		} else {
+			first[k] = int32(id)
+			canon[id] = int32(id)
+		}
+	}
+	return canon
+}
+
+// canonical returns s with every loop named by the loop that stands for
+// it (shapes), and loops that then follow one another as one: L3^2, L3^2
+// is L3^4.
+func canonical(s nlr.Sequence, canon []int32) nlr.Sequence {
+	out := make(nlr.Sequence, 0, len(s))
+	for _, e := range s {
+		if e.IsLoop() {
+			e.Loop = canon[e.Loop]
+			if k := len(out) - 1; k >= 0 && out[k].Loop == e.Loop {
+				out[k].Count += e.Count
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // analysisSeqs returns the NLRs of run r as the similarity analysis sees
