@@ -100,7 +100,8 @@ type view struct {
 
 // analysis returns the view of n the similarity analysis takes (once; it is
 // shared by the analyses of every attribute mode): Seq, with the
-// comparison's names.
+// comparison's names, and, when loop counts vary between the normal runs,
+// each loop named by the loop that stands for it (shapes).
 func (n *NLR) analysis() *view {
 	n.viewOnce.Do(func() {
 		syms, loops := n.polling()
@@ -142,7 +143,7 @@ func (n *NLR) shapes() []int32 {
 		if done[id] {
 			return keys[id]
 		}
-		done[id] = true // a loop's body holds only loops found before it
+		done[id] = true // loops do not contain themselves
 		var b strings.Builder
 		for _, e := range n.Table.Body(id) {
 			if !e.IsLoop() {
