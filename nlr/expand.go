@@ -104,3 +104,34 @@ func satMul(a, b uint64) uint64 {
 	}
 	return lo
 }
+
+// Calls returns how many calls s stands for: its symbols, every loop
+// unrolled (what Expand would append), saturating at the largest uint64.
+func (t *Table) Calls(s Sequence) uint64 {
+	memo := map[int32]uint64{}
+	var loop func(id int32) uint64
+	loop = func(id int32) uint64 {
+		if c, ok := memo[id]; ok {
+			return c
+		}
+		var c uint64
+		for _, e := range t.bodies[id] {
+			if e.IsLoop() {
+				c = satAdd(c, satMul(uint64(e.Count), loop(e.Loop)))
+			} else {
+				c = satAdd(c, 1)
+			}
+		}
+		memo[id] = c
+		return c
+	}
+	var n uint64
+	for _, e := range s {
+		if e.IsLoop() {
+			n = satAdd(n, satMul(uint64(e.Count), loop(e.Loop)))
+		} else {
+			n = satAdd(n, 1)
+		}
+	}
+	return n
+}

@@ -42,6 +42,9 @@ func (l letters) nlr(t *testing.T, k int, traces ...string) ([]string, string) {
 		if !symbolsEqual(back, in[i].Symbols) {
 			t.Errorf("Expand(%s) does not give back %s", out[i], traces[i])
 		}
+		if c := tab.Calls(s); c != uint64(len(back)) {
+			t.Errorf("Calls(%s) = %d, want %d", out[i], c, len(back))
+		}
 	}
 	return out, strings.Join(tab.Legend(FuncNames(l.tab)), "; ")
 }

@@ -412,3 +412,41 @@ func (s *Similarity) novel(normals []int) []bool {
 	}
 	return out
 }
+
+// NormalCall returns, for the k-th call (from 0) of the normal sequence
+// Diff aligns to the faulty one for trace IDs[i], the same call's place in
+// the normal run's own calls: where it stands once the loops whose counts
+// vary have their own counts again. Without such loops it is k.
+func (n *NLR) NormalCall(i int, k uint64) uint64 {
+	ns, fs := n.Seq(Normal, i), n.Seq(Faulty, i)
+	loose := n.NoisyCounts()
+	if loose == nil {
+		return k
+	}
+	blocks, err := diffnlr.DiffLoose(ns, fs, loose)
+	if err != nil {
+		return k
+	}
+	var a, r uint64 // calls before, in the aligned and in the real normal sequence
+	j := 0          // next element of fs
+	for _, b := range blocks {
+		for x, e := range b.Elems {
+			var sa, sr uint64
+			switch b.Kind {
+			case diffnlr.Common:
+				sa, sr = n.Table.Calls(fs[j+x:j+x+1]), n.Table.Calls(nlr.Sequence{e})
+			case diffnlr.NormalOnly:
+				sa = n.Table.Calls(nlr.Sequence{e})
+				sr = sa
+			}
+			if b.Kind != diffnlr.FaultyOnly && a+sa > k {
+				return r + min(k-a, sr)
+			}
+			a, r = a+sa, r+sr
+		}
+		if b.Kind != diffnlr.NormalOnly {
+			j += len(b.Elems)
+		}
+	}
+	return r + (k - a)
+}

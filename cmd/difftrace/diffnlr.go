@@ -477,8 +477,8 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 	for _, t := range threads {
 		i, _ := c.Index(t)
 		// With noisy loop counts (further normal runs), the normal
-		// sequence aligned to the faulty one: its calls are counted as
-		// the faulty run's, whose call stack then says where they part.
+		// sequence aligned to the faulty one; NormalCall takes its call
+		// counts back to the normal run's for the call stack.
 		_, normal, err := n.Diff(i)
 		if err != nil {
 			return nil, err
@@ -499,8 +499,12 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 		}
 		var stack []trace.Symbol
 		switch {
-		case !f.NormalEnded && c.Has(rank.Normal, i) && !aligned:
-			stack, err = c.CallStack(rank.Normal, t, n.Filter, f.Common)
+		case !f.NormalEnded && c.Has(rank.Normal, i):
+			k := f.Common
+			if aligned {
+				k = n.NormalCall(i, k)
+			}
+			stack, err = c.CallStack(rank.Normal, t, n.Filter, k)
 		case !f.FaultyEnded && !n.Patched(i) && c.Has(rank.Faulty, i):
 			stack, err = c.CallStack(rank.Faulty, t, n.Filter, f.Common)
 		}
