@@ -88,20 +88,19 @@ const (
 // at once, so the cost is in the elements around the point, not in the
 // calls before it.
 func FirstDifference(t *nlr.Table, normal, faulty nlr.Sequence) (f First, ok bool) {
-	sizes := make(map[int32]uint64)
 	a, b := newCursor(t, normal), newCursor(t, faulty)
 	for !a.done() && !b.done() {
 		ea, eb := a.cur(), b.cur()
 		switch {
 		case ea.Equal(eb):
-			f.Common = satAdd(f.Common, elementSize(t, ea, sizes))
+			f.Common = satAdd(f.Common, t.Calls(nlr.Sequence{ea}))
 			a.skip()
 			b.skip()
 		case ea.IsLoop() && eb.IsLoop() && ea.Loop == eb.Loop:
 			// The same loop, run a different number of times: the common
 			// iterations first.
 			m := min(ea.Count, eb.Count)
-			f.Common = satAdd(f.Common, satMul(uint64(m), loopSize(t, ea.Loop, sizes)))
+			f.Common = satAdd(f.Common, satMul(uint64(m), t.BodyCalls(ea.Loop)))
 			a.enterAt(m + 1)
 			b.enterAt(m + 1)
 		case ea.IsLoop():
@@ -332,26 +331,6 @@ func (c *cursor) take(n int) []trace.Symbol {
 		c.skip()
 	}
 	return out
-}
-
-// elementSize is how many calls an element stands for.
-func elementSize(t *nlr.Table, e nlr.Element, sizes map[int32]uint64) uint64 {
-	if !e.IsLoop() {
-		return 1
-	}
-	return satMul(uint64(e.Count), loopSize(t, e.Loop, sizes))
-}
-
-func loopSize(t *nlr.Table, id int32, sizes map[int32]uint64) uint64 {
-	if s, ok := sizes[id]; ok {
-		return s
-	}
-	var s uint64
-	for _, e := range t.Body(id) {
-		s = satAdd(s, elementSize(t, e, sizes))
-	}
-	sizes[id] = s
-	return s
 }
 
 func satAdd(a, b uint64) uint64 {

@@ -138,13 +138,13 @@ func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
 	for j, id := range ids {
 		i := idx[j]
 		seq := n.Seq(r, i)
-		p := Progress{Trace: id, Calls: size(n.Table, seq), Loops: endPlaces(n.Table, seq), End: stacks[j]}
+		p := Progress{Trace: id, Calls: n.Table.Calls(seq), Loops: endPlaces(n.Table, seq), End: stacks[j]}
 		if p.Loops == nil {
 			p.Loops = []diffnlr.Place{}
 		}
 		if r > 0 && c.Has(0, i) {
 			ns := n.Seq(0, i)
-			p.NormalCalls = size(n.Table, ns)
+			p.NormalCalls = n.Table.Calls(ns)
 			p.Reached = min(p.Calls, p.NormalCalls)
 			if f, ok := diffnlr.FirstDifference(n.Table, ns, seq); ok {
 				p.Reached = f.Common
@@ -462,30 +462,6 @@ func endStack(run *decode.Run, id trace.ID) ([]string, error) {
 		out[i] = n.Qualify(n.Brief())
 	}
 	return out, nil
-}
-
-// size counts the calls a folded sequence stands for.
-func size(t *nlr.Table, s nlr.Sequence) uint64 {
-	memo := map[int32]uint64{}
-	var elem func(e nlr.Element) uint64
-	elem = func(e nlr.Element) uint64 {
-		if !e.IsLoop() {
-			return 1
-		}
-		body, ok := memo[e.Loop]
-		if !ok {
-			for _, x := range t.Body(e.Loop) {
-				body += elem(x)
-			}
-			memo[e.Loop] = body
-		}
-		return body * uint64(e.Count)
-	}
-	var n uint64
-	for _, e := range s {
-		n += elem(e)
-	}
-	return n
 }
 
 // endPlaces finds the loops the end of a folded trace is in: a trace that

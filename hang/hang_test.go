@@ -91,7 +91,7 @@ func TestEndPlaces(t *testing.T) {
 			t.Errorf("endPlaces(%v) = %v, want %v", seqs[i], got, want)
 		}
 	}
-	if n := size(tab, seqs[0]); n != 24 {
+	if n := tab.Calls(seqs[0]); n != 24 {
 		t.Errorf("size = %d, want 24", n)
 	}
 }

@@ -49,10 +49,12 @@ func (t *Table) Iterations(s Sequence) uint64 {
 	return n
 }
 
-// countInner fills t.inner: the iterations completed inside one iteration
-// of each loop, in ascending ID order since a body only mentions smaller IDs.
+// countInner fills t.inner and t.calls: the iterations completed and the
+// calls made inside one iteration of each loop, in ascending ID order since
+// a body only mentions smaller IDs.
 func (t *Table) countInner() {
 	t.inner = make([]uint64, len(t.bodies))
+	t.calls = make([]uint64, len(t.bodies))
 	for id, body := range t.bodies {
 		var n uint64
 		for _, e := range body {
@@ -61,6 +63,7 @@ func (t *Table) countInner() {
 			}
 		}
 		t.inner[id] = n
+		t.calls[id] = t.Calls(body)
 	}
 }
 
@@ -108,30 +111,16 @@ func satMul(a, b uint64) uint64 {
 // Calls returns how many calls s stands for: its symbols, every loop
 // unrolled (what Expand would append), saturating at the largest uint64.
 func (t *Table) Calls(s Sequence) uint64 {
-	memo := map[int32]uint64{}
-	var loop func(id int32) uint64
-	loop = func(id int32) uint64 {
-		if c, ok := memo[id]; ok {
-			return c
-		}
-		var c uint64
-		for _, e := range t.bodies[id] {
-			if e.IsLoop() {
-				c = satAdd(c, satMul(uint64(e.Count), loop(e.Loop)))
-			} else {
-				c = satAdd(c, 1)
-			}
-		}
-		memo[id] = c
-		return c
-	}
 	var n uint64
 	for _, e := range s {
 		if e.IsLoop() {
-			n = satAdd(n, satMul(uint64(e.Count), loop(e.Loop)))
+			n = satAdd(n, satMul(uint64(e.Count), t.calls[e.Loop]))
 		} else {
 			n = satAdd(n, 1)
 		}
 	}
 	return n
 }
+
+// BodyCalls returns how many calls one iteration of loop id stands for.
+func (t *Table) BodyCalls(id int32) uint64 { return t.calls[id] }

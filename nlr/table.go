@@ -10,6 +10,7 @@ type Table struct {
 	bodies []Sequence
 	index  map[string]int32
 	inner  []uint64 // iterations inside one iteration of each loop
+	calls  []uint64 // calls one iteration of each loop stands for
 }
 
 // Len returns the number of loops; IDs run from 0 to Len()-1.

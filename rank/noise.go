@@ -300,45 +300,70 @@ func (n *NLR) countsOnly(id trace.ID) bool {
 	return differs
 }
 
-// NoisyCounts returns the loops whose iteration counts vary between the
-// normal runs: a loop that some trace runs, at its top level, a different
-// number of times in one normal run than in another (nil without further
-// normal runs). A diff takes such loops as equal whatever their counts
-// (Diff).
-func (n *NLR) NoisyCounts() func(nlr.Element) bool {
-	normals := n.c.Normals()
-	if len(normals) < 2 {
-		return nil
-	}
-	noisy := make([]bool, n.Table.Len())
-	any := false
-	for i := range n.c.IDs {
-		var first map[int32][]int32
-		for _, r := range normals {
-			if !n.c.Has(r, i) {
-				continue
-			}
-			counts := map[int32][]int32{}
-			for _, e := range n.Seq(r, i) {
-				if e.IsLoop() {
-					counts[e.Loop] = append(counts[e.Loop], e.Count)
+// noise is what the normal runs show of the program's own variation under
+// one filter and K, found once (NLR.noise).
+type noise struct {
+	varies bool   // some trace's NLR is not the same in all normal runs
+	loops  []bool // loops some trace runs, at its top level, a different number of times
+}
+
+// noise compares the normal runs, once.
+func (n *NLR) noise() *noise {
+	n.noiseOnce.Do(func() {
+		nz := &noise{}
+		n.noiseOf = nz
+		normals := n.c.Normals()
+		if len(normals) < 2 {
+			return
+		}
+		loops := make([]bool, n.Table.Len())
+		anyLoop := false
+		for i := range n.c.IDs {
+			var first nlr.Sequence
+			var firstCounts map[int32][]int32
+			for _, r := range normals {
+				if !n.c.Has(r, i) {
+					continue
 				}
-			}
-			if first == nil {
-				first = counts
-				continue
-			}
-			for id, cs := range counts {
-				if f, ok := first[id]; ok && !slices.Equal(f, cs) {
-					noisy[id], any = true, true
+				s := n.Seq(r, i)
+				counts := map[int32][]int32{}
+				for _, e := range s {
+					if e.IsLoop() {
+						counts[e.Loop] = append(counts[e.Loop], e.Count)
+					}
+				}
+				if firstCounts == nil {
+					first, firstCounts = s, counts
+					continue
+				}
+				if !s.Equal(first) {
+					nz.varies = true
+				}
+				for id, cs := range counts {
+					if f, ok := firstCounts[id]; ok && !slices.Equal(f, cs) {
+						loops[id], anyLoop = true, true
+					}
 				}
 			}
 		}
-	}
-	if !any {
+		if anyLoop {
+			nz.loops = loops
+		}
+	})
+	return n.noiseOf
+}
+
+// NoisyCounts returns the loops whose iteration counts vary between the
+// normal runs: a loop that some trace runs, at its top level, a different
+// number of times in one normal run than in another (nil without further
+// normal runs, or when no count varies). A diff takes such loops as equal
+// whatever their counts (Diff).
+func (n *NLR) NoisyCounts() func(nlr.Element) bool {
+	loops := n.noise().loops
+	if loops == nil {
 		return nil
 	}
-	return func(e nlr.Element) bool { return e.IsLoop() && noisy[e.Loop] }
+	return func(e nlr.Element) bool { return e.IsLoop() && loops[e.Loop] }
 }
 
 // Diff returns the diffNLR of trace IDs[i] between the normal and the
@@ -371,20 +396,6 @@ func (n *NLR) Diff(i int) ([]diffnlr.Block, nlr.Sequence, error) {
 	return blocks, aligned, nil
 }
 
-// varies reports whether the normal runs differ among themselves: some
-// trace's NLR is not the same in all of them.
-func (n *NLR) varies() bool {
-	normals := n.c.Normals()
-	for _, r := range normals[1:] {
-		for i := range n.c.IDs {
-			if n.c.Has(r, i) && n.c.Has(Normal, i) && !n.Seq(r, i).Equal(n.Seq(Normal, i)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // novel returns, for every object, whether its faulty attribute set holds
 // an entry or pair that no object has in any of the normal runs, whatever
 // its frequency: something the program never did when it worked. (A count
@@ -414,19 +425,15 @@ func (s *Similarity) novel(normals []int) []bool {
 }
 
 // NormalCall returns, for the k-th call (from 0) of the normal sequence
-// Diff aligns to the faulty one for trace IDs[i], the same call's place in
-// the normal run's own calls: where it stands once the loops whose counts
-// vary have their own counts again. Without such loops it is k.
-func (n *NLR) NormalCall(i int, k uint64) uint64 {
-	ns, fs := n.Seq(Normal, i), n.Seq(Faulty, i)
-	loose := n.NoisyCounts()
-	if loose == nil {
+// Diff aligned to the faulty one for trace IDs[i] (blocks is that diff),
+// the same call's place in the normal run's own calls: where it stands
+// once the loops whose counts vary have their own counts again. Without
+// such loops it is k.
+func (n *NLR) NormalCall(i int, blocks []diffnlr.Block, k uint64) uint64 {
+	if n.NoisyCounts() == nil {
 		return k
 	}
-	blocks, err := diffnlr.DiffLoose(ns, fs, loose)
-	if err != nil {
-		return k
-	}
+	fs := n.Seq(Faulty, i)
 	var a, r uint64 // calls before, in the aligned and in the real normal sequence
 	j := 0          // next element of fs
 	for _, b := range blocks {

@@ -31,8 +31,10 @@ type NLR struct {
 	c        *Comparison
 	analysed []nlr.Sequence // faulty run: Seqs with RunWide undone, nil where unchanged
 
-	viewOnce sync.Once
-	view     *view // what the similarity analysis sees (analysis)
+	viewOnce  sync.Once
+	view      *view // what the similarity analysis sees (analysis)
+	noiseOnce sync.Once
+	noiseOf   *noise // what the normal runs show of the program's own variation
 }
 
 // Comparison returns the comparison the NLR belongs to.

@@ -429,7 +429,7 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method) (levelRe
 		return levelResult{}, err
 	}
 	var novel []bool
-	if n.varies() {
+	if n.noise().varies {
 		novel = s.novel(n.c.Normals())
 	}
 	for i, changed := range n.Changed(s.Level) {

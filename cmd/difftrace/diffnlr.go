@@ -479,19 +479,21 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 		// With noisy loop counts (further normal runs), the normal
 		// sequence aligned to the faulty one; NormalCall takes its call
 		// counts back to the normal run's for the call stack.
-		_, normal, err := n.Diff(i)
+		blocks, normal, err := n.Diff(i)
 		if err != nil {
 			return nil, err
 		}
-		aligned := n.NoisyCounts() != nil
 		f, ok := diffnlr.FirstDifference(n.Table, normal, n.Seq(rank.Faulty, i))
 		if !ok {
 			continue
 		}
 		// A reordering the further normal runs show too is the
 		// program's own.
-		for _, r := range c.Normals()[1:] {
-			if f.Reordered && c.Has(r, i) {
+		if f.Reordered {
+			for _, r := range c.Normals()[1:] {
+				if !c.Has(r, i) {
+					continue
+				}
 				if g, ok := diffnlr.FirstDifference(n.Table, n.Seq(rank.Normal, i), n.Seq(r, i)); ok && f.SameCalls(g) {
 					f.OrderVaries = true
 				}
@@ -500,11 +502,7 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 		var stack []trace.Symbol
 		switch {
 		case !f.NormalEnded && c.Has(rank.Normal, i):
-			k := f.Common
-			if aligned {
-				k = n.NormalCall(i, k)
-			}
-			stack, err = c.CallStack(rank.Normal, t, n.Filter, k)
+			stack, err = c.CallStack(rank.Normal, t, n.Filter, n.NormalCall(i, blocks, f.Common))
 		case !f.FaultyEnded && !n.Patched(i) && c.Has(rank.Faulty, i):
 			stack, err = c.CallStack(rank.Faulty, t, n.Filter, f.Common)
 		}
