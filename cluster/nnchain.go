@@ -1,6 +1,9 @@
 package cluster
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // nnChain is the nearest-neighbour chain algorithm, as SciPy's nn_chain, for
 // the reducible linkages (complete, average, weighted, ward): follow nearest
@@ -56,6 +59,15 @@ func nnChain(d0 []float64, n int, upd update) []Merge {
 			}
 			if len(chain) > 1 && y == chain[len(chain)-2] {
 				break
+			}
+			// In exact arithmetic a reducible linkage never leads the
+			// chain back to a cluster already in it; with rounding (ward's
+			// updates of equal distances differ in the last bit) it can,
+			// and a cluster left twice in the chain would be merged twice.
+			// Go back to that cluster and walk on from it.
+			if p := slices.Index(chain, y); p >= 0 {
+				chain = chain[:p+1]
+				continue
 			}
 			chain = append(chain, y)
 		}
