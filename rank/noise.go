@@ -1,10 +1,8 @@
 package rank
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/fca"
@@ -101,18 +99,18 @@ type view struct {
 // analysis returns the view of n the similarity analysis takes (once; it is
 // shared by the analyses of every attribute mode): Seq, with the
 // comparison's names, and, when loop counts vary between the normal runs,
-// each loop named by the loop that stands for it (shapes).
+// as the shaper sees it.
 func (n *NLR) analysis() *view {
 	n.viewOnce.Do(func() {
 		syms, loops := n.polling()
 		v := &view{names: n.Names(), freeSym: syms, freeLoop: loops}
-		canon := n.shapes()
+		sh := n.shaper()
 		for r := range n.c.Runs {
 			seqs := n.seqs(r)
-			if canon != nil {
+			if sh != nil {
 				seqs = slices.Clone(seqs)
 				for i, s := range seqs {
-					seqs[i] = canonical(s, canon)
+					seqs[i] = sh.view(s)
 				}
 			}
 			v.seqs = append(v.seqs, seqs)
@@ -120,74 +118,6 @@ func (n *NLR) analysis() *view {
 		n.view = v
 	})
 	return n.view
-}
-
-// shapes returns, when loop counts vary between the normal runs
-// (NoisyCounts), for every loop of n's table the loop that stands for it in
-// the analysis: the first of the loops whose bodies are the same but for
-// the counts of such loops, at any depth. A worker that evaluates a varying
-// number of candidates before each update makes a new loop of updates for
-// every count; they are one loop, whatever the counts. nil when no count
-// varies.
-func (n *NLR) shapes() []int32 {
-	noisy := n.NoisyCounts()
-	if noisy == nil {
-		return nil
-	}
-	canon := make([]int32, n.Table.Len())
-	keys := make([]string, n.Table.Len())
-	done := make([]bool, n.Table.Len())
-	first := map[string]int32{}
-	var key func(id int32) string
-	key = func(id int32) string {
-		if done[id] {
-			return keys[id]
-		}
-		done[id] = true // loops do not contain themselves
-		var b strings.Builder
-		for _, e := range n.Table.Body(id) {
-			if !e.IsLoop() {
-				fmt.Fprintf(&b, "s%d,", e.Sym)
-				continue
-			}
-			inner := key(e.Loop)
-			if noisy(e) {
-				fmt.Fprintf(&b, "(%s)*,", inner)
-			} else {
-				fmt.Fprintf(&b, "(%s)%d,", inner, e.Count)
-			}
-		}
-		keys[id] = b.String()
-		return keys[id]
-	}
-	for id := range canon {
-		k := key(int32(id))
-		if c, ok := first[k]; ok {
-			canon[id] = c
-		} else {
-			first[k] = int32(id)
-			canon[id] = int32(id)
-		}
-	}
-	return canon
-}
-
-// canonical returns s with every loop named by the loop that stands for
-// it (shapes), and loops that then follow one another as one: L3^2, L3^2
-// is L3^4.
-func canonical(s nlr.Sequence, canon []int32) nlr.Sequence {
-	out := make(nlr.Sequence, 0, len(s))
-	for _, e := range s {
-		if e.IsLoop() {
-			e.Loop = canon[e.Loop]
-			if k := len(out) - 1; k >= 0 && out[k].Loop == e.Loop {
-				out[k].Count += e.Count
-				continue
-			}
-		}
-		out = append(out, e)
-	}
-	return out
 }
 
 // analysisSeqs returns the NLRs of run r as the similarity analysis sees
@@ -456,4 +386,33 @@ func (n *NLR) NormalCall(i int, blocks []diffnlr.Block, k uint64) uint64 {
 		}
 	}
 	return r + (k - a)
+}
+
+// NewPair returns, when the normal runs differ among themselves, the first
+// pair of calls trace IDs[i] makes in the faulty run that no trace makes in
+// any normal run (diffnlr.FirstNewPair): where a program that varies by
+// itself did something it never does. Its Call counts the recorded calls;
+// at is the same call's index in Seq(Faulty, i), which differs where
+// run-wide changes were undone. ok is false without further normal runs,
+// when they do not differ, or when there is no such pair.
+func (n *NLR) NewPair(i int) (np diffnlr.NewPair, at uint64, ok bool) {
+	if !n.noise().varies || !n.c.Has(Faulty, i) {
+		return np, 0, false
+	}
+	n.pairsOnce.Do(func() {
+		n.pairs = diffnlr.NewPairs(n.Table)
+		for _, r := range n.c.Normals() {
+			for j := range n.c.IDs {
+				if n.c.Has(r, j) {
+					n.pairs.Add(n.Seq(r, j))
+				}
+			}
+		}
+	})
+	np, ok = diffnlr.FirstNewPair(n.pairs, n.Seq(Faulty, i))
+	at = np.Call
+	if ok && n.Patched(i) {
+		np.Call, ok = n.pairs.Find(n.Seqs[Faulty][i], np.Prev, np.Next)
+	}
+	return np, at, ok
 }

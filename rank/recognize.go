@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
@@ -35,6 +36,8 @@ type NLR struct {
 	view      *view // what the similarity analysis sees (analysis)
 	noiseOnce sync.Once
 	noiseOf   *noise // what the normal runs show of the program's own variation
+	pairsOnce sync.Once
+	pairs     *diffnlr.Pairs // the call pairs of every normal run (NewPair)
 }
 
 // Comparison returns the comparison the NLR belongs to.

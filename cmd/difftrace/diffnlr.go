@@ -465,8 +465,11 @@ func shortPath(p string) string {
 type parting struct {
 	trace trace.ID
 	first diffnlr.First
-	stack []trace.Symbol
-	text  string
+	// newPair, when set, is what the line says: the first pair of calls
+	// no normal run makes (rank's NewPair).
+	newPair *diffnlr.NewPair
+	stack   []trace.Symbol
+	text    string
 }
 
 // firstDifferences says, for each thread whose calls changed, where its
@@ -485,6 +488,32 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 		}
 		f, ok := diffnlr.FirstDifference(n.Table, normal, n.Seq(rank.Faulty, i))
 		if !ok {
+			continue
+		}
+		// Where the normal runs vary, a pair of calls none of them makes
+		// says more than an alignment of calls that vary anyway, unless
+		// the alignment parts right there (f.Common calls in common: the
+		// faulty run's next call is the pair's second).
+		if np, at, ok := n.NewPair(i); ok && at != f.Common {
+			stack, err := c.CallStack(rank.Faulty, t, n.Filter, np.Call)
+			if err != nil {
+				return nil, err
+			}
+			prev, err := c.CallStack(rank.Faulty, t, n.Filter, np.Call-1)
+			if err != nil {
+				return nil, err
+			}
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			if len(prev) > 0 {
+				prev = prev[:len(prev)-1]
+			}
+			line := np.Text(c.Symbols.Label, labels(c, prev), labels(c, stack))
+			if len(threads) > 1 {
+				line = strings.Replace(line, "first difference:", "first difference in "+t.String()+":", 1)
+			}
+			out = append(out, parting{trace: t, first: f, newPair: &np, stack: stack, text: line})
 			continue
 		}
 		// A reordering the further normal runs show too is the
@@ -512,17 +541,22 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 		if len(stack) > 0 {
 			stack = stack[:len(stack)-1] // the callers of the call that differs
 		}
-		var names []string
-		for _, s := range stack {
-			names = append(names, c.Symbols.Label(s))
-		}
-		line := f.Text(c.Symbols.Label, names)
+		line := f.Text(c.Symbols.Label, labels(c, stack))
 		if len(threads) > 1 {
 			line = strings.Replace(line, "first difference:", "first difference in "+t.String()+":", 1)
 		}
 		out = append(out, parting{trace: t, first: f, stack: stack, text: line})
 	}
 	return out, nil
+}
+
+// labels names the symbols of stack.
+func labels(c *rank.Comparison, stack []trace.Symbol) []string {
+	var names []string
+	for _, s := range stack {
+		names = append(names, c.Symbols.Label(s))
+	}
+	return names
 }
 
 // bodyDiff says how the bodies of loops a (normal) and b (faulty) differ:
@@ -574,6 +608,12 @@ func writeDiffJSON(w io.Writer, c *rank.Comparison, n *rank.NLR, id trace.ID, th
 		}
 		return out
 	}
+	type newPair struct {
+		Call  uint64   `json:"call"` // the second call's index in the faulty trace, from 0
+		Prev  string   `json:"prev"`
+		Next  string   `json:"next"`
+		Usual []string `json:"usual"` // what follows prev in the normal runs
+	}
 	type first struct {
 		Text        string         `json:"text"`
 		Stack       []string       `json:"call_stack"`
@@ -582,6 +622,7 @@ func writeDiffJSON(w io.Writer, c *rank.Comparison, n *rank.NLR, id trace.ID, th
 		NormalOrder []string       `json:"normal_order,omitempty"`
 		FaultyOrder []string       `json:"faulty_order,omitempty"`
 		Place       *diffnlr.First `json:"place"` // loops around it, calls in common before, …
+		NewPair     *newPair       `json:"new_pair,omitempty"`
 	}
 	type block struct {
 		Kind     string   `json:"kind"`
@@ -634,6 +675,10 @@ func writeDiffJSON(w io.Writer, c *rank.Comparison, n *rank.NLR, id trace.ID, th
 				f := p.first
 				th.First = &first{Text: p.text, Stack: names(p.stack), Normal: names(f.Normal), Faulty: names(f.Faulty),
 					NormalOrder: names(f.NormalOrder), FaultyOrder: names(f.FaultyOrder), Place: &f}
+				if np := p.newPair; np != nil {
+					th.First.NewPair = &newPair{Call: np.Call, Prev: names([]trace.Symbol{np.Prev})[0],
+						Next: names([]trace.Symbol{np.Next})[0], Usual: names(np.Usual)}
+				}
 			}
 		}
 		doc.Threads = append(doc.Threads, th)

@@ -1,0 +1,273 @@
+package rank
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/difftrace/difftrace/nlr"
+)
+
+// A shaper rewrites NLR sequences so that what a program varies by itself
+// reads the same in every run: when loop counts vary between the normal
+// runs (NoisyCounts), folding depends on chance. One run folds three tasks
+// of 35 chunks each into a loop, another never meets three equal counts in
+// a row; one folds a task farm's cycle from its receive, another from its
+// verify; a thread that took one chunk ran the chunk loop's body once,
+// unfolded. The shaper undoes each of these (view):
+//
+//   - shape: loops whose bodies are the same but for the counts of loops
+//     whose counts vary, at any depth, are one loop;
+//   - rotation: a loop whose body is a rotation of another loop's body is
+//     written as that loop, with the rotation's head before it and its tail
+//     after it: [a b c]^n is a, [b c a]^(n-1), b, c;
+//   - coincidence: a loop whose body holds a loop whose counts vary folded
+//     only because those counts happened to repeat; it is written out as
+//     its iterations (up to maxUnrolled elements);
+//   - roll-up: the body of a loop whose counts vary, met once, is that loop
+//     once.
+//
+// Then loops that follow one another merge: L3^2, L3^2 is L3^4.
+type shaper struct {
+	table *nlr.Table
+	// rep is, per loop ID, the loop that stands for it; off is where, in
+	// the loop's body, rep's body starts (0 unless rep is a rotation).
+	rep, off []int32
+	// noisy marks the standing loops whose counts vary, for any loop they
+	// stand for.
+	noisy []bool
+	// unfold holds the rewritten bodies of the standing loops that are
+	// coincidental: they are written out as their iterations.
+	unfold map[int32]nlr.Sequence
+	// bodies memoizes the rewritten body of every loop (body).
+	bodies map[int32]nlr.Sequence
+	// ups are the noisy standing loops with their rewritten bodies, the
+	// longest first (rollUp).
+	ups []rollUpLoop
+}
+
+// rollUpLoop is a standing loop whose counts vary, and its rewritten body.
+type rollUpLoop struct {
+	id   int32
+	body nlr.Sequence
+}
+
+// maxUnrolled bounds how many elements a coincidental loop is written out
+// as; a longer one stays folded.
+const maxUnrolled = 256
+
+// shaper returns n's shaper; nil when no loop count varies between the
+// normal runs.
+func (n *NLR) shaper() *shaper {
+	if n.noise().loops == nil {
+		return nil
+	}
+	return newShaper(n.Table, n.noise().loops)
+}
+
+// newShaper returns the shaper of the loops of t, those marked in noisyRaw
+// (by loop ID) having counts that vary.
+func newShaper(t *nlr.Table, noisyRaw []bool) *shaper {
+	sh := &shaper{
+		table:  t,
+		rep:    make([]int32, t.Len()),
+		off:    make([]int32, t.Len()),
+		noisy:  make([]bool, t.Len()),
+		unfold: map[int32]nlr.Sequence{},
+		bodies: map[int32]nlr.Sequence{},
+	}
+	// Shapes: each loop's body as element keys, inner loops by their full
+	// shape and, where their counts vary, without a count.
+	keys := make([]string, t.Len())
+	elems := make([][]string, t.Len())
+	done := make([]bool, t.Len())
+	var key func(id int32) string
+	key = func(id int32) string {
+		if done[id] {
+			return keys[id]
+		}
+		done[id] = true // loops do not contain themselves
+		for _, e := range t.Body(id) {
+			switch {
+			case !e.IsLoop():
+				elems[id] = append(elems[id], fmt.Sprintf("s%d", e.Sym))
+			case noisyRaw[e.Loop]:
+				elems[id] = append(elems[id], "("+key(e.Loop)+")*")
+			default:
+				elems[id] = append(elems[id], fmt.Sprintf("(%s)%d", key(e.Loop), e.Count))
+			}
+		}
+		keys[id] = strings.Join(elems[id], ",")
+		return keys[id]
+	}
+	// Rotations: loops whose element keys are rotations of one another
+	// stand for one cycle, named by its first loop.
+	first := map[string]int32{}
+	for id := range int32(t.Len()) {
+		key(id)
+		el := elems[id]
+		cyc, k := minRotation(el)
+		if r, ok := first[cyc]; ok {
+			// rep's body is el rotated by k_rep; id's by k: rep's body
+			// starts in id's body at k - k_rep.
+			_, kr := minRotation(elems[r])
+			sh.rep[id], sh.off[id] = r, int32((k-kr+len(el))%max(len(el), 1))
+		} else {
+			first[cyc] = id
+			sh.rep[id] = id
+		}
+	}
+	for id, ok := range noisyRaw {
+		if ok {
+			sh.noisy[sh.rep[id]] = true
+		}
+	}
+	// Coincidences, inner loops first.
+	state := make([]int8, t.Len()) // 1: seen and not coincidental, 2: coincidental
+	var visit func(r int32) bool
+	visit = func(r int32) bool {
+		if state[r] != 0 {
+			return state[r] == 2
+		}
+		state[r] = 1
+		hit := false
+		for _, e := range t.Body(r) {
+			if e.IsLoop() {
+				inner := sh.rep[e.Loop]
+				if c := visit(inner); c || sh.noisy[inner] {
+					hit = true
+				}
+			}
+		}
+		if hit {
+			state[r] = 2
+			sh.unfold[r] = sh.body(r)
+		}
+		return hit
+	}
+	for id := range int32(t.Len()) {
+		if sh.rep[id] == id {
+			visit(id)
+		}
+	}
+	for id := range int32(t.Len()) {
+		if sh.rep[id] == id && sh.noisy[id] {
+			sh.ups = append(sh.ups, rollUpLoop{id, sh.body(id)})
+		}
+	}
+	// Where a stretch is once the body of two such loops, it is the longer.
+	slices.SortStableFunc(sh.ups, func(a, b rollUpLoop) int { return len(b.body) - len(a.body) })
+	return sh
+}
+
+// minRotation returns the least rotation of el, joined, and where it starts
+// in el.
+func minRotation(el []string) (string, int) {
+	best, at := "", 0
+	for k := range el {
+		s := strings.Join(append(slices.Clone(el[k:]), el[:k]...), ",")
+		if k == 0 || s < best {
+			best, at = s, k
+		}
+	}
+	return best, at
+}
+
+// body returns loop id's body, rewritten (emit).
+func (sh *shaper) body(id int32) nlr.Sequence {
+	if b, ok := sh.bodies[id]; ok {
+		return b
+	}
+	var b nlr.Sequence
+	for _, e := range sh.table.Body(id) {
+		b = sh.emit(b, e)
+	}
+	sh.bodies[id] = b
+	return b
+}
+
+// emit appends e to out, rewritten: a loop by its standing loop, written
+// out if coincidental, with a rotation's head and tail around it.
+func (sh *shaper) emit(out nlr.Sequence, e nlr.Element) nlr.Sequence {
+	if !e.IsLoop() {
+		return append(out, e)
+	}
+	r, k := sh.rep[e.Loop], sh.off[e.Loop]
+	if u, ok := sh.unfold[r]; ok && int(e.Count)*len(u) <= maxUnrolled {
+		b := sh.body(e.Loop)
+		for range e.Count {
+			out = append(out, b...)
+		}
+		return out
+	}
+	if r == e.Loop || k == 0 {
+		return append(out, nlr.Element{Loop: r, Count: e.Count})
+	}
+	b := sh.body(e.Loop)
+	out = append(out, b[:k]...)
+	if e.Count > 1 {
+		out = append(out, nlr.Element{Loop: r, Count: e.Count - 1})
+	}
+	return append(out, b[k:]...)
+}
+
+// view returns s as the analysis sees it (see shaper).
+func (sh *shaper) view(s nlr.Sequence) nlr.Sequence {
+	var out nlr.Sequence
+	for _, e := range s {
+		out = sh.emit(out, e)
+	}
+	return merged(sh.rollUp(out))
+}
+
+// rollUp returns s with every stretch that is once the body of a loop
+// whose counts vary read as that loop, once.
+func (sh *shaper) rollUp(s nlr.Sequence) nlr.Sequence {
+	if len(sh.ups) == 0 {
+		return s
+	}
+	same := func(a, b nlr.Element) bool {
+		if a.IsLoop() != b.IsLoop() {
+			return false
+		}
+		if !a.IsLoop() {
+			return a.Sym == b.Sym
+		}
+		return a.Loop == b.Loop && (a.Count == b.Count || sh.noisy[a.Loop])
+	}
+	out := make(nlr.Sequence, 0, len(s))
+next:
+	for i := 0; i < len(s); {
+		for _, u := range sh.ups {
+			if i+len(u.body) > len(s) || !same(s[i], u.body[0]) {
+				continue
+			}
+			j := 1
+			for j < len(u.body) && same(s[i+j], u.body[j]) {
+				j++
+			}
+			if j == len(u.body) {
+				out = append(out, nlr.Element{Loop: u.id, Count: 1})
+				i += len(u.body)
+				continue next
+			}
+		}
+		out = append(out, s[i])
+		i++
+	}
+	return out
+}
+
+// merged returns s with loops that follow one another as one: L3^2, L3^2
+// is L3^4.
+func merged(s nlr.Sequence) nlr.Sequence {
+	out := make(nlr.Sequence, 0, len(s))
+	for _, e := range s {
+		if k := len(out) - 1; e.IsLoop() && k >= 0 && out[k].Loop == e.Loop {
+			out[k].Count += e.Count
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}

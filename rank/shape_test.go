@@ -1,0 +1,102 @@
+package rank
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// shaped recognises the loops of the traces (calls written as letters,
+// one per symbol) and returns each one's view through a shaper, with the
+// loops whose bodies are listed in noisy marked as varying, written with
+// the loops' bodies inline.
+func shaped(t *testing.T, noisy []string, traces ...string) []string {
+	t.Helper()
+	tab := trace.NewTable()
+	var in []nlr.Input
+	for r, tr := range traces {
+		var s []trace.Symbol
+		for _, c := range strings.Fields(tr) {
+			s = append(s, tab.Intern(trace.Name{Func: c}))
+		}
+		in = append(in, nlr.Input{Run: r, Symbols: s})
+	}
+	seqs, table, err := nlr.Recognize(in, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := func(s trace.Symbol) string { return tab.Name(s).Func }
+	marks := make([]bool, table.Len())
+	for _, body := range noisy {
+		found := false
+		for id := range int32(table.Len()) {
+			if table.Body(id).Format(name) == body {
+				marks[id], found = true, true
+			}
+		}
+		if !found {
+			t.Fatalf("no loop [%s] among %s", body, strings.Join(table.Legend(name, seqs...), "; "))
+		}
+	}
+	sh := newShaper(table, marks)
+	var out []string
+	for _, s := range seqs {
+		out = append(out, table.Inline(sh.view(s), name))
+	}
+	return out
+}
+
+func TestShaperRotation(t *testing.T) {
+	// The same cycle folded from two places: [a, b, c] and [b, c, a].
+	got := shaped(t, []string{"z"},
+		"x a b c a b c a b c y z z z",
+		"x b c a b c a b c a y z z")
+	want := []string{
+		"x, [a, b, c]^3, y, [z]^3",
+		"x, b, c, [a, b, c]^2, a, y, [z]^2",
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("trace %d: got %s, want %s", i, got[i], want[i])
+		}
+	}
+}
+
+func TestShaperCoincidence(t *testing.T) {
+	// Three tasks of three chunks each fold into a loop only because the
+	// chunk counts, which vary, happened to repeat; a task with one chunk
+	// is the chunk loop once.
+	got := shaped(t, []string{"c"},
+		"s c c c e s c c c e s c c c e",
+		"s c c e s c e s c c c c e")
+	want := []string{
+		"s, [c]^3, e, s, [c]^3, e, s, [c]^3, e",
+		"s, [c]^2, e, s, [c]^1, e, s, [c]^4, e",
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("trace %d: got %s, want %s", i, got[i], want[i])
+		}
+	}
+}
+
+func TestShaperShapes(t *testing.T) {
+	// Loops whose bodies differ only in a count that varies are one loop,
+	// written here with the first one's counts; too long to write out,
+	// they stay folded.
+	got := shaped(t, []string{"c"},
+		strings.Repeat("a c c c c b ", 100),
+		strings.Repeat("a c c c b ", 100))
+	for i, g := range got {
+		if g != "[a, [c]^4, b]^100" {
+			t.Errorf("trace %d: got %s", i, g)
+		}
+	}
+	// Written out, they are their iterations.
+	got = shaped(t, []string{"c"}, "a c c b a c c b", "a c c c b a c c c b")
+	if got[0] != "a, [c]^2, b, a, [c]^2, b" || got[1] != "a, [c]^3, b, a, [c]^3, b" {
+		t.Errorf("got %q", got)
+	}
+}
