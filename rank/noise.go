@@ -14,7 +14,7 @@ import (
 // Real programs do not repeat themselves exactly: a task farm's workers take
 // more or fewer tasks from run to run, a receive from any source hears from
 // the ranks in another order, a polling loop spins as long as it has to
-// wait. Two things keep such noise out of the ranking:
+// wait. Three things keep such noise out of the ranking:
 //
 //   - Polling counts nothing. A stretch of polling calls (Polling: the poll
 //     preset, MPI_Test*, MPI_Iprobe) reads as the polling calls it made,
@@ -28,9 +28,13 @@ import (
 //     another is left out of every run's context. With three normal runs
 //     or more, what a normal run still differs by after learning from the
 //     others is each trace's noise floor (floors); a trace is a suspect
-//     only where its score clearly exceeds its floor (NoiseFactor). A
+//     only where it did something no normal run did, or, when no trace
+//     did, where its score clearly exceeds its floor (NoiseFactor). A
 //     faulty trace whose NLR equals its NLR in any of the normal runs did
 //     nothing new.
+//   - Folding that depends on chance is undone (shaper): loops folded from
+//     another point of the same cycle, loops that folded only because a
+//     count that varies repeated, a varying loop's body met once.
 
 // Polling keeps the calls whose repeat counts are waiting, not work.
 var Polling = filters.MustParse(`poll+cust=^(?i:mpi_(?:test|testall|testany|testsome|iprobe|improbe))$`)

@@ -420,9 +420,10 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method) (levelRe
 	//
 	// When the normal runs differ among themselves, a trace is a suspect
 	// only where it did something no normal run did (an attribute no
-	// trace has in any normal run), or, with three normal runs or more,
-	// where its score clearly exceeds its noise floor: otherwise it
-	// changed no more than the program does by itself.
+	// trace has in any normal run), or, with three normal runs or more
+	// and no trace doing anything new, where its score clearly exceeds its
+	// noise floor: otherwise it changed no more than the program does by
+	// itself. Something new outweighs any amount of change in counts.
 	scores := s.Scores()
 	floors, err := n.floors(m, s.Level)
 	if err != nil {
@@ -432,8 +433,9 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method) (levelRe
 	if n.noise().varies {
 		novel = s.novel(n.c.Normals())
 	}
+	anyNovel := slices.Contains(novel, true)
 	for i, changed := range n.Changed(s.Level) {
-		quiet := novel != nil && !novel[i] && (floors[i] == 0 || scores[i] < NoiseFactor*floors[i])
+		quiet := novel != nil && !novel[i] && (anyNovel || floors[i] == 0 || scores[i] < NoiseFactor*floors[i])
 		if !changed || quiet {
 			scores[i] = 0
 		}

@@ -96,3 +96,50 @@ func TestRankNoise(t *testing.T) {
 	}
 	t.Logf("two normal runs, one given as faulty:\n%s", r.stdout)
 }
+
+// The farm with an OpenMP schedule(dynamic) loop in each task (4 ranks × 4
+// threads): which thread takes how many chunks changes every time, down to
+// none or one. Given two normal runs, the thread that once left out its
+// critical section leads the consensus, and its diffNLR names the pair of
+// calls no normal run makes. A program that varies this much can, rarely,
+// vary in a way two normal runs did not show (examples/noise-trials.sh
+// tallies it: the faulty thread led in every one of 32 trials), so a
+// trial that misses is recorded again, once.
+func TestRankNoiseOpenMP(t *testing.T) {
+	needE2E(t)
+	const np, w, task = 4, 2, 3
+	var msgs []string
+	for trial := range 2 {
+		dir := t.TempDir()
+		run := func(name string, args ...string) string {
+			t.Helper()
+			p := filepath.Join(dir, name)
+			args = append([]string{"--threads", "4", "--tasks", "60"}, args...)
+			if out, err := captureMPI(t, np, p, nil, "farm", args...); err != nil {
+				t.Fatalf("mpirun: %v\n%s", err, out)
+			}
+			waitRun(t, p, np)
+			return p
+		}
+		a, b := run("a"), run("b")
+		faulty := run("faulty", "--skip-critical", strconv.Itoa(w), strconv.Itoa(task))
+		work := t.TempDir()
+		r := difftraceAt(t, work, nil, "rank", a, faulty, "--also-normal", b)
+		want := strconv.Itoa(w) + ".0"
+		if r.code != 0 {
+			t.Fatalf("rank: exit %d\n%s", r.code, r.stderr)
+		}
+		if !strings.Contains(string(r.stdout), "consensus, threads: "+want+" was the most suspicious") {
+			msgs = append(msgs, "trial "+strconv.Itoa(trial)+": "+want+" does not lead:\n"+string(r.stdout))
+			continue
+		}
+		d := difftraceAt(t, work, nil, "diffnlr", want, "--color", "never")
+		line := regexp.MustCompile(`(?m)^first difference: .*$`).Find(d.stdout)
+		if d.code != 0 || !regexp.MustCompile(`then \S+ .*which no normal run does \(after \S+ they call GOMP_critical_start`).Match(line) {
+			t.Errorf("diffnlr %s: exit %d, first difference %q\n%s%s", want, d.code, line, d.stdout, d.stderr)
+		}
+		t.Logf("%s", line)
+		return
+	}
+	t.Error(strings.Join(msgs, "\n"))
+}
