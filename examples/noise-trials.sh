@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Tries rank's noise handling (README, "Programs that vary by themselves") on
-# fresh recordings of examples/farm.c: per trial, three or four normal runs
+# fresh recordings of examples/farm.c (or stencil.cpp): per trial, four normal runs
 # and a faulty one whose bug is in a worker and task that change from trial
 # to trial; then, for each trial, which trace leads rank's thread consensus
 # when two normal runs are compared with a third (want: none), and with the
 # faulty run given two, three and four normal runs (want: the bug's trace).
 #
-#   examples/noise-trials.sh DIFFTRACE EXAMPLES_DIR TRIALS [mpi|omp]
+#   examples/noise-trials.sh DIFFTRACE EXAMPLES_DIR TRIALS [mpi|omp|order]
 #
 # mpi: 8 ranks, the bug --skip-verify W N (trace W.0).
 # omp: 4 ranks × 4 OpenMP threads, 60 tasks, the bug --skip-critical W N
 #      (trace W.0, the rank's main thread).
+# order: examples/stencil.cpp with --any-order (halos unpacked as they
+#      arrive), 8 ranks, the bug --skip-unpack W N (rank W leaves its south
+#      halo stale in step N).
 set -euo pipefail
 DT=$(realpath "$1")
 EX=$(realpath "$2")
@@ -21,8 +24,11 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+PROG=farm
 if [ "$MODE" = omp ]; then
 	NP=4 ARGS=(--threads 4 --tasks 60) BUG=--skip-critical
+elif [ "$MODE" = order ]; then
+	NP=8 ARGS=(--any-order) BUG=--skip-unpack PROG=stencil
 else
 	NP=8 ARGS=() BUG=--skip-verify
 fi
@@ -38,9 +44,9 @@ for t in $(seq "$TRIALS"); do
 	w=$((t % (NP - 1) + 1)) n=$((t % 4 + 2))
 	d=$work/$t
 	for r in a b c e; do
-		mpirun -np "$NP" "$DT" capture -o "$d/$r" -- "$EX/farm" "${ARGS[@]}" >/dev/null 2>&1
+		mpirun -np "$NP" "$DT" capture -o "$d/$r" -- "$EX/$PROG" "${ARGS[@]}" >/dev/null 2>&1
 	done
-	mpirun -np "$NP" "$DT" capture -o "$d/f" -- "$EX/farm" "${ARGS[@]}" "$BUG" "$w" "$n" >/dev/null 2>&1
+	mpirun -np "$NP" "$DT" capture -o "$d/f" -- "$EX/$PROG" "${ARGS[@]}" "$BUG" "$w" "$n" >/dev/null 2>&1
 	noise=$(first "$d/a" "$d/c" --also-normal "$d/b")
 	bug2=$(first "$d/a" "$d/f" --also-normal "$d/b")
 	bug3=$(first "$d/a" "$d/f" --also-normal "$d/b" --also-normal "$d/c")

@@ -9,6 +9,15 @@
 // shows what folding by call structure does.
 //
 //   mpirun -np 8 ./stencil [--steps N] [--skip-bug RANK STEP] [--skip-send RANK STEP]
+//                          [--any-order [--skip-unpack RANK STEP]]
+//
+// --any-order: each exchange unpacks a halo as soon as it arrives
+// (MPI_Waitany), so unpack_north and unpack_south come in an order that
+// changes from step to step and run to run, as receives from any source do.
+//
+// --skip-unpack RANK STEP (with --any-order): in step STEP, rank RANK does
+// not unpack its south halo and computes on stale data: a wrong answer, no
+// hang.
 //
 // --skip-bug RANK STEP: rank RANK skips its halo exchange in step STEP (its
 // neighbours then wait for halos that never come, and RANK itself waits
@@ -100,6 +109,22 @@ class Exchanger {
     pack_north(f);
     pack_south(f);
     post_sends();
+    if (any_order_) {
+      // Unpack each halo as it arrives: the order changes from step to
+      // step and from run to run.
+      for (int k = 0; k < 2; k++) {
+        int which;
+        MPI_Waitany(2, req_, &which, MPI_STATUS_IGNORE);
+        if (skip_unpack_ && which == 1) {
+          skip_unpack_ = false;  // the planted --skip-unpack bug
+          continue;
+        }
+        if (which == 0) unpack_north(f);
+        else if (which == 1) unpack_south(f);
+      }
+      MPI_Waitall(2, req_ + 2, MPI_STATUSES_IGNORE);
+      return;
+    }
     wait_all();
     unpack_north(f);
     unpack_south(f);
@@ -136,8 +161,16 @@ class Exchanger {
   std::vector<double> sendN_, sendS_, recvN_, recvS_;
   MPI_Request req_[4];
   bool skip_north_ = false;
+  bool any_order_ = false;
+  bool skip_unpack_ = false;
 
  public:
+  // unpack_in_arrival_order makes every exchange unpack each halo as it
+  // arrives (MPI_Waitany) instead of after both (--any-order).
+  void unpack_in_arrival_order() { any_order_ = true; }
+  // skip_next_south_unpack makes the next exchange in arrival order leave
+  // the south halo as it was: stale data, no hang.
+  void skip_next_south_unpack() { skip_unpack_ = true; }
   // skip_next_north_send makes the next exchange leave out its send to
   // the north neighbour, which then waits for it forever.
   void skip_next_north_send() { skip_north_ = true; }
@@ -327,6 +360,9 @@ struct Bug {
   int step = -1;
   int send_rank = -1;  // --skip-send: the rank that leaves out one send
   int send_step = -1;
+  bool any_order = false;  // --any-order
+  int unpack_rank = -1;    // --skip-unpack: the rank that leaves a halo stale
+  int unpack_step = -1;
 };
 
 class Simulation {
@@ -343,6 +379,7 @@ class Simulation {
         monitor_(g),
         bug_(bug) {
     u_.fill(1.0);
+    if (bug.any_order) halo_.unpack_in_arrival_order();
   }
 
   void run(int steps) {
@@ -360,6 +397,7 @@ class Simulation {
   void exchange(int s) {
     if (grid_.rank() == bug_.rank && s == bug_.step) return;  // the planted bug
     if (grid_.rank() == bug_.send_rank && s == bug_.send_step) halo_.skip_next_north_send();
+    if (grid_.rank() == bug_.unpack_rank && s == bug_.unpack_step) halo_.skip_next_south_unpack();
     halo_.exchange(u_);
   }
   void tendencies(int s) {
@@ -393,8 +431,13 @@ class Simulation {
 
 Bug parse_bug(int argc, char** argv) {
   Bug b;
+  for (int i = 1; i < argc; i++)
+    if (std::strcmp(argv[i], "--any-order") == 0) b.any_order = true;
   for (int i = 1; i + 2 < argc; i++)
-    if (std::strcmp(argv[i], "--skip-bug") == 0) {
+    if (std::strcmp(argv[i], "--skip-unpack") == 0) {
+      b.unpack_rank = std::atoi(argv[i + 1]);
+      b.unpack_step = std::atoi(argv[i + 2]);
+    } else if (std::strcmp(argv[i], "--skip-bug") == 0) {
       b.rank = std::atoi(argv[i + 1]);
       b.step = std::atoi(argv[i + 2]);
     } else if (std::strcmp(argv[i], "--skip-send") == 0) {

@@ -33,6 +33,9 @@ type shaper struct {
 	// rep is, per loop ID, the loop that stands for it; off is where, in
 	// the loop's body, rep's body starts (0 unless rep is a rotation).
 	rep, off []int32
+	// mult is, per loop ID, how many iterations of rep's one of its
+	// iterations is (1 but for loops whose body is rep's several times).
+	mult []int32
 	// noisy marks the standing loops whose counts vary, for any loop they
 	// stand for.
 	noisy []bool
@@ -41,9 +44,13 @@ type shaper struct {
 	unfold map[int32]nlr.Sequence
 	// bodies memoizes the rewritten body of every loop (body).
 	bodies map[int32]nlr.Sequence
-	// ups are the noisy standing loops with their rewritten bodies, the
+	// ups are the noisy standing loops, and those standing for loops that
+	// differ from them in order only, with their rewritten bodies, the
 	// longest first (rollUp).
 	ups []rollUpLoop
+	// swaps are the stretches the normal runs make in both orders, read
+	// in one (unswapped).
+	swaps []swap
 }
 
 // rollUpLoop is a standing loop whose counts vary, and its rewritten body.
@@ -52,6 +59,10 @@ type rollUpLoop struct {
 	body nlr.Sequence
 }
 
+// maxSmall is how many elements a loop that the shaper writes out
+// whatever it is may come to (emit).
+const maxSmall = 4
+
 // maxUnrolled bounds how many elements a coincidental loop is written out
 // as; a longer one stays folded.
 const maxUnrolled = 256
@@ -59,22 +70,45 @@ const maxUnrolled = 256
 // shaper returns n's shaper; nil when no loop count varies between the
 // normal runs.
 func (n *NLR) shaper() *shaper {
-	if n.noise().loops == nil {
+	if !n.noise().varies {
 		return nil
 	}
-	return newShaper(n.Table, n.noise().loops)
+	noisy := n.noise().loops
+	if noisy == nil {
+		noisy = make([]bool, n.Table.Len())
+	}
+	sh := newShaper(n.Table, noisy, nil)
+	var views [][]nlr.Sequence
+	for _, r := range n.c.Normals() {
+		v := make([]nlr.Sequence, len(n.c.IDs))
+		for i := range v {
+			if n.c.Has(r, i) {
+				v[i] = sh.view(n.Seq(r, i))
+			}
+		}
+		views = append(views, v)
+	}
+	if swaps := learnSwaps(sh, views); len(swaps) > 0 {
+		sh = newShaper(n.Table, noisy, swaps)
+	}
+	return sh
 }
 
 // newShaper returns the shaper of the loops of t, those marked in noisyRaw
-// (by loop ID) having counts that vary.
-func newShaper(t *nlr.Table, noisyRaw []bool) *shaper {
+// (by loop ID) having counts that vary, reading the stretches of swaps in
+// one order.
+func newShaper(t *nlr.Table, noisyRaw []bool, swaps []swap) *shaper {
 	sh := &shaper{
 		table:  t,
 		rep:    make([]int32, t.Len()),
 		off:    make([]int32, t.Len()),
+		mult:   make([]int32, t.Len()),
 		noisy:  make([]bool, t.Len()),
 		unfold: map[int32]nlr.Sequence{},
 		bodies: map[int32]nlr.Sequence{},
+	}
+	for id := range sh.mult {
+		sh.mult[id] = 1
 	}
 	// Shapes: each loop's body as element keys, inner loops by their full
 	// shape and, where their counts vary, without a count.
@@ -122,6 +156,74 @@ func newShaper(t *nlr.Table, noisyRaw []bool) *shaper {
 			sh.noisy[sh.rep[id]] = true
 		}
 	}
+	ordered := make([]bool, t.Len())
+	if len(swaps) > 0 {
+		sh.swaps = swaps
+		// Standing loops whose bodies are the same once read in one order
+		// are one loop.
+		first := map[string]int32{}
+		merge := make([]int32, t.Len())
+		for id := range int32(t.Len()) {
+			merge[id] = id
+			if sh.rep[id] != id {
+				continue
+			}
+			k := sh.key(sh.unswapped(sh.body(id)))
+			if r, ok := first[k]; ok {
+				merge[id], ordered[r] = r, true
+			} else {
+				first[k] = id
+			}
+		}
+		for id := range sh.rep {
+			sh.rep[id] = merge[sh.rep[id]]
+		}
+		for id := range sh.noisy {
+			if sh.noisy[id] && merge[id] != int32(id) {
+				sh.noisy[merge[id]] = true
+			}
+		}
+		for i := range sh.swaps {
+			sh.swaps[i] = swap{sh.restanding(sh.swaps[i].x), sh.restanding(sh.swaps[i].y)}
+		}
+		sh.bodies = map[int32]nlr.Sequence{}
+		// A loop that runs a swap is ordered: its folding depended on the
+		// order the swap happened in. An ordered loop whose body, read in
+		// one order, is another loop's body several times (two steps
+		// folded as one iteration because their orders alternated) is that
+		// loop, as many times more.
+		bodyOf := map[string]int32{}
+		for id := range int32(t.Len()) {
+			if sh.rep[id] == id {
+				bodyOf[sh.key(sh.unswapped(sh.body(id)))] = id
+			}
+		}
+		for id := range int32(t.Len()) {
+			if sh.rep[id] != id {
+				continue
+			}
+			b := sh.unswapped(sh.body(id))
+			if !sh.runsSwap(b) {
+				continue
+			}
+			ordered[id] = true
+			for p := 1; p < len(b); p++ {
+				if len(b)%p != 0 || !slices.EqualFunc(b[p:], b[:len(b)-p], sh.same) {
+					continue
+				}
+				if r, ok := bodyOf[sh.key(b[:p])]; ok && r != id {
+					for j := range sh.rep {
+						if sh.rep[j] == id {
+							sh.rep[j], sh.mult[j] = r, int32(len(b)/p)
+						}
+					}
+					ordered[r] = true
+				}
+				break
+			}
+		}
+		sh.bodies = map[int32]nlr.Sequence{}
+	}
 	// Coincidences, inner loops first.
 	state := make([]int8, t.Len()) // 1: seen and not coincidental, 2: coincidental
 	var visit func(r int32) bool
@@ -150,13 +252,20 @@ func newShaper(t *nlr.Table, noisyRaw []bool) *shaper {
 			visit(id)
 		}
 	}
+	// Roll-ups, the shortest body first; each longer body is read as the
+	// view reads it, with the shorter ones rolled up inside it.
+	var ups []rollUpLoop
 	for id := range int32(t.Len()) {
-		if sh.rep[id] == id && sh.noisy[id] {
-			sh.ups = append(sh.ups, rollUpLoop{id, sh.body(id)})
+		if sh.rep[id] == id && (sh.noisy[id] || ordered[id]) {
+			ups = append(ups, rollUpLoop{id, sh.unswapped(sh.body(id))})
 		}
 	}
-	// Where a stretch is once the body of two such loops, it is the longer.
-	slices.SortStableFunc(sh.ups, func(a, b rollUpLoop) int { return len(b.body) - len(a.body) })
+	slices.SortStableFunc(ups, func(a, b rollUpLoop) int { return len(a.body) - len(b.body) })
+	for _, u := range ups {
+		if b := sh.rollUp(u.body); len(b) > 0 {
+			sh.ups = append(sh.ups, rollUpLoop{u.id, b})
+		}
+	}
 	return sh
 }
 
@@ -193,6 +302,15 @@ func (sh *shaper) emit(out nlr.Sequence, e nlr.Element) nlr.Sequence {
 		return append(out, e)
 	}
 	r, k := sh.rep[e.Loop], sh.off[e.Loop]
+	if b := sh.body(e.Loop); !sh.noisy[r] && int(e.Count)*len(b) <= maxSmall {
+		// A few calls fold or not depending on what is around them
+		// ("extent, extent" in one loop's body, L8^2 elsewhere): they
+		// are written out.
+		for range e.Count {
+			out = append(out, b...)
+		}
+		return out
+	}
 	if u, ok := sh.unfold[r]; ok && int(e.Count)*len(u) <= maxUnrolled {
 		b := sh.body(e.Loop)
 		for range e.Count {
@@ -200,13 +318,14 @@ func (sh *shaper) emit(out nlr.Sequence, e nlr.Element) nlr.Sequence {
 		}
 		return out
 	}
+	m := sh.mult[e.Loop]
 	if r == e.Loop || k == 0 {
-		return append(out, nlr.Element{Loop: r, Count: e.Count})
+		return append(out, nlr.Element{Loop: r, Count: e.Count * m})
 	}
 	b := sh.body(e.Loop)
 	out = append(out, b[:k]...)
 	if e.Count > 1 {
-		out = append(out, nlr.Element{Loop: r, Count: e.Count - 1})
+		out = append(out, nlr.Element{Loop: r, Count: (e.Count - 1) * m})
 	}
 	return append(out, b[k:]...)
 }
@@ -217,45 +336,57 @@ func (sh *shaper) view(s nlr.Sequence) nlr.Sequence {
 	for _, e := range s {
 		out = sh.emit(out, e)
 	}
-	return merged(sh.rollUp(out))
+	return merged(sh.rollUp(sh.unswapped(out)))
 }
 
-// rollUp returns s with every stretch that is once the body of a loop
-// whose counts vary read as that loop, once.
-func (sh *shaper) rollUp(s nlr.Sequence) nlr.Sequence {
-	if len(sh.ups) == 0 {
-		return s
-	}
-	same := func(a, b nlr.Element) bool {
-		if a.IsLoop() != b.IsLoop() {
-			return false
+// restanding returns s with each loop named by the loop that stands for it.
+func (sh *shaper) restanding(s nlr.Sequence) nlr.Sequence {
+	out := slices.Clone(s)
+	for i, e := range out {
+		if e.IsLoop() {
+			out[i].Loop = sh.rep[e.Loop]
 		}
-		if !a.IsLoop() {
-			return a.Sym == b.Sym
-		}
-		return a.Loop == b.Loop && (a.Count == b.Count || sh.noisy[a.Loop])
-	}
-	out := make(nlr.Sequence, 0, len(s))
-next:
-	for i := 0; i < len(s); {
-		for _, u := range sh.ups {
-			if i+len(u.body) > len(s) || !same(s[i], u.body[0]) {
-				continue
-			}
-			j := 1
-			for j < len(u.body) && same(s[i+j], u.body[j]) {
-				j++
-			}
-			if j == len(u.body) {
-				out = append(out, nlr.Element{Loop: u.id, Count: 1})
-				i += len(u.body)
-				continue next
-			}
-		}
-		out = append(out, s[i])
-		i++
 	}
 	return out
+}
+
+// rollUp returns s with every stretch that is the body of a loop of ups
+// (the loops whose counts vary, and ordered ones) read as that loop, as
+// many times as the body repeats: a thread that took one chunk ran the
+// chunk loop once. The loops are taken the shortest body first, so that a
+// longer body is matched as rolled up itself.
+func (sh *shaper) rollUp(s nlr.Sequence) nlr.Sequence {
+	for _, u := range sh.ups {
+		s = sh.rollUpOne(s, u)
+	}
+	return s
+}
+
+// rollUpOne is rollUp with one loop.
+func (sh *shaper) rollUpOne(s nlr.Sequence, u rollUpLoop) nlr.Sequence {
+	var out nlr.Sequence
+	for i := 0; i < len(s); {
+		if i+len(u.body) <= len(s) && sh.same(s[i], u.body[0]) && slices.EqualFunc(s[i:i+len(u.body)], u.body, sh.same) {
+			if out == nil {
+				out = append(make(nlr.Sequence, 0, len(s)), s[:i]...)
+			}
+			if k := len(out) - 1; k >= 0 && out[k].Loop == u.id {
+				out[k].Count++
+			} else {
+				out = append(out, nlr.Element{Loop: u.id, Count: 1})
+			}
+			i += len(u.body)
+			continue
+		}
+		if out != nil {
+			out = append(out, s[i])
+		}
+		i++
+	}
+	if out == nil {
+		return s
+	}
+	return merged(out)
 }
 
 // merged returns s with loops that follow one another as one: L3^2, L3^2
