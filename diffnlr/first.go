@@ -51,6 +51,10 @@ type First struct {
 	// reordering (Reordered) is of calls that the normal runs also make in
 	// different orders: an order the program itself does not fix.
 	OrderVaries bool `json:"order_varies,omitempty"`
+	// Unordered, set by whoever compared further normal runs, holds the
+	// calls of two stretches that the normal runs make in either order,
+	// when the calls that differ are among them.
+	Unordered [2][]trace.Symbol `json:"-"`
 }
 
 // SameCalls reports whether g reorders some of the calls f reorders: both
@@ -89,6 +93,10 @@ const (
 // calls before it.
 func FirstDifference(t *nlr.Table, normal, faulty nlr.Sequence) (f First, ok bool) {
 	a, b := newCursor(t, normal), newCursor(t, faulty)
+	// strict is set once a loop ran a different number of times: from
+	// there the calls that match must match element by element.
+	strict := false
+	short := int32(-1) // the last loop that ran a different number of times
 	for !a.done() && !b.done() {
 		ea, eb := a.cur(), b.cur()
 		switch {
@@ -98,11 +106,19 @@ func FirstDifference(t *nlr.Table, normal, faulty nlr.Sequence) (f First, ok boo
 			b.skip()
 		case ea.IsLoop() && eb.IsLoop() && ea.Loop == eb.Loop:
 			// The same loop, run a different number of times: the common
-			// iterations first.
+			// iterations first, then the runs part where one runs one
+			// more iteration and the other does something else. (Going on
+			// into the loops that follow could match the calls of later
+			// iterations to the rest of the shorter run and name a place
+			// iterations too late: four copies a step against three in
+			// step 7 read as one copy missing in step 12.)
 			m := min(ea.Count, eb.Count)
 			f.Common = satAdd(f.Common, satMul(uint64(m), t.BodyCalls(ea.Loop)))
 			a.enterAt(m + 1)
 			b.enterAt(m + 1)
+			strict, short = true, ea.Loop
+		case strict:
+			goto parted
 		case ea.IsLoop():
 			a.enterAt(1)
 		case eb.IsLoop():
@@ -119,7 +135,11 @@ parted:
 	f.NormalEnded, f.FaultyEnded = a.done(), b.done()
 	na, nb := a.take(window), b.take(window)
 	f.NormalLeft, f.FaultyLeft = len(na), len(nb)
-	f.reorder(na, nb)
+	if short < 0 || len(t.Body(short)) > 1 {
+		// A loop of one call that ran short (three copies for four) is
+		// not a reordering of what follows, which can look like one.
+		f.reorder(na, nb)
+	}
 	blocks, err := Diff(symbolsOf(na), symbolsOf(nb))
 	if err == nil {
 		for _, bl := range blocks {
@@ -241,6 +261,9 @@ func (f First) Text(name func(trace.Symbol) string, stack []string) string {
 		what = calls(f.Normal, f.NormalMore) + " replaced by " + calls(f.Faulty, f.FaultyMore)
 	default:
 		what = "the calls differ"
+	}
+	if u := f.Unordered; !f.Reordered && len(u[0]) > 0 {
+		what += fmt.Sprintf(", where the normal runs make %s… and %s… in either order", name(u[0][0])+", "+name(u[0][min(1, len(u[0])-1)]), name(u[1][0])+", "+name(u[1][min(1, len(u[1])-1)]))
 	}
 	return "first difference: " + w + ": " + what
 }

@@ -143,3 +143,25 @@ func TestFirstDifferenceOrderVaries(t *testing.T) {
 		t.Errorf("unrelated reorderings taken for the same calls")
 	}
 }
+
+// A step that makes one copy less: the copies of later steps must not be
+// matched to the rest of the short step, which would put the difference
+// in the last step.
+func TestFirstDifferenceShortIteration(t *testing.T) {
+	tab := trace.NewTable()
+	step := func(copies int) []trace.Symbol {
+		return append(syms(tab, "step"), rep(syms(tab, "memcpy"), copies)...)
+	}
+	normal := rep(step(4), 12)
+	faulty := slices.Concat(rep(step(4), 6), step(3), rep(step(4), 5))
+	f, ok, name := firstOf(t, tab, normal, faulty, false)
+	if !ok || len(f.Loops) != 2 || f.Loops[0].Iteration != 7 || f.Loops[0].Count != 12 || f.Loops[1].Iteration != 4 {
+		t.Fatalf("First = %+v, %v", f, ok)
+	}
+	if got := f.Text(name, nil); !strings.HasPrefix(got, "first difference: iteration 7 of 12 of L") || !strings.HasSuffix(got, ": memcpy missing") {
+		t.Errorf("Text: %s", got)
+	}
+	if f.Common != 6*5+1+3 {
+		t.Errorf("Common = %d, want %d", f.Common, 6*5+1+3)
+	}
+}

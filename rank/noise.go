@@ -98,6 +98,8 @@ type view struct {
 	// freeSym and freeLoop mark the symbols and loops of seqs that are
 	// polling (see Polling); nil with Options.ExactPolling.
 	freeSym, freeLoop []bool
+	// shaper is what made seqs, nil when the normal runs do not vary.
+	shaper *shaper
 }
 
 // analysis returns the view of n the similarity analysis takes (once; it is
@@ -109,6 +111,7 @@ func (n *NLR) analysis() *view {
 		syms, loops := n.polling()
 		v := &view{names: n.Names(), freeSym: syms, freeLoop: loops}
 		sh := n.shaper()
+		v.shaper = sh
 		for r := range n.c.Runs {
 			seqs := n.seqs(r)
 			if sh != nil {
@@ -419,4 +422,31 @@ func (n *NLR) NewPair(i int) (np diffnlr.NewPair, at uint64, ok bool) {
 		np.Call, ok = n.pairs.Find(n.Seqs[Faulty][i], np.Prev, np.Next)
 	}
 	return np, at, ok
+}
+
+// Unordered returns the calls of the first swap (two stretches of calls
+// that the normal runs make in either order) that holds every one of
+// calls, the calls of its two stretches in the order the analysis reads
+// them; ok is false when no swap holds them all, or calls is empty.
+func (n *NLR) Unordered(calls []trace.Symbol) (x, y []trace.Symbol, ok bool) {
+	sh := n.analysis().shaper
+	if sh == nil || len(calls) == 0 {
+		return nil, nil, false
+	}
+	for _, sw := range sh.swaps {
+		x, _ = n.Table.Expand(nil, sw.x)
+		y, _ = n.Table.Expand(nil, sw.y)
+		in := map[trace.Symbol]bool{}
+		for _, c := range append(slices.Clone(x), y...) {
+			in[c] = true
+		}
+		all := true
+		for _, c := range calls {
+			all = all && in[c]
+		}
+		if all {
+			return x, y, true
+		}
+	}
+	return nil, nil, false
 }

@@ -528,6 +528,16 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 				}
 			}
 		}
+		// Calls that the normal runs make in either order (a swap, rank's
+		// Unordered): a reordering of them is the program's own, and any
+		// other difference among them is said to lie there.
+		if f.Reordered {
+			if _, _, ok := n.Unordered(append(slices.Clone(f.NormalOrder), f.FaultyOrder...)); ok {
+				f.OrderVaries = true
+			}
+		} else if x, y, ok := n.Unordered(append(slices.Clone(f.Normal), f.Faulty...)); ok {
+			f.Unordered = [2][]trace.Symbol{x, y}
+		}
 		var stack []trace.Symbol
 		switch {
 		case !f.NormalEnded && c.Has(rank.Normal, i):
