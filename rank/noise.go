@@ -29,7 +29,8 @@ import (
 //     or more, what a normal run still differs by after learning from the
 //     others is each trace's noise floor (floors); a trace is a suspect
 //     only where it did something no normal run did, or, when no trace
-//     did, where its score clearly exceeds its floor (NoiseFactor). A
+//     did and under attributes without frequencies, where its score
+//     clearly exceeds its floor (NoiseFactor). A
 //     faulty trace whose NLR equals its NLR in any of the normal runs did
 //     nothing new.
 //   - Folding that depends on chance is undone (shaper): loops folded from
@@ -173,7 +174,8 @@ func (n *NLR) looseFrom(m fca.Mode, normals []int) *fca.Loose {
 // differs from the first normal run. For each further normal run e, what
 // varies is learnt from the other normal runs (looseFrom), and e's score
 // against the first normal run is taken as Scores takes the faulty run's;
-// the floor is the highest over e. It needs three normal runs or more:
+// the floor is the highest over e, and at thread level the highest of the
+// process's threads. It needs three normal runs or more:
 // with two, everything that differs between them is taken loosely, no run
 // is left to measure what noise remains, and the floor is 0 (as without
 // further normal runs).
@@ -209,6 +211,18 @@ func (n *NLR) floors(m fca.Mode, l Level) ([]float64, error) {
 				}
 			}
 			out[a] = max(out[a], math.Round(sum/float64(len(objs)-1)*scoreScale)/scoreScale)
+		}
+	}
+	// The threads of one process that share out work (an OpenMP team)
+	// vary alike: each thread's floor is its team's highest. A few normal
+	// runs show some of a team's variation in one thread, some in another.
+	if l == Threads {
+		team := map[trace.ID]float64{}
+		for a, id := range objs {
+			team[id.Process()] = max(team[id.Process()], out[a])
+		}
+		for a, id := range objs {
+			out[a] = team[id.Process()]
 		}
 	}
 	return out, nil

@@ -423,7 +423,10 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method) (levelRe
 	// trace has in any normal run), or, with three normal runs or more
 	// and no trace doing anything new, where its score clearly exceeds its
 	// noise floor: otherwise it changed no more than the program does by
-	// itself. Something new outweighs any amount of change in counts.
+	// itself. Something new outweighs any amount of change in counts, and
+	// under attributes with frequencies nothing else counts: a count one
+	// bucket up from every normal run's is what a program that varies by
+	// itself does now and then.
 	scores := s.Scores()
 	floors, err := n.floors(m, s.Level)
 	if err != nil {
@@ -435,7 +438,7 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method) (levelRe
 	}
 	anyNovel := slices.Contains(novel, true)
 	for i, changed := range n.Changed(s.Level) {
-		quiet := novel != nil && !novel[i] && (anyNovel || floors[i] == 0 || scores[i] < NoiseFactor*floors[i])
+		quiet := novel != nil && !novel[i] && (anyNovel || m.Freq != fca.NoFreq || floors[i] == 0 || scores[i] < NoiseFactor*floors[i])
 		if !changed || quiet {
 			scores[i] = 0
 		}
