@@ -206,6 +206,49 @@ func (r *Reader) push(v uint16) {
 // copyRun reproduces len(out) values of the current match. This is the hot
 // loop of decoding: most values of a loop-heavy trace come from here.
 func (r *Reader) copyRun(out []uint16) {
+	d := int(r.pos - r.cand) // the match's distance; 0 is 65,536
+	if d == 0 || len(out) < 2*d+minPeriodic {
+		r.copySlow(out)
+		return
+	}
+	// The match overlaps itself: from the d-th value on, it repeats its
+	// own last d values, and so do the hashes (each is a function of the
+	// three values before it). The first d values go the slow way; the
+	// rest are copied, and only the last d of them set the hash table,
+	// since every hash the repeating values make comes up among them, and
+	// the table keeps each hash's last position. (The first three values'
+	// hashes also depend on values before the match: they go the slow way
+	// too.)
+	s := max(d, 3)
+	r.copySlow(out[:s])
+	for i := s; i < len(out); { // doubling: whole periods from the start
+		i += copy(out[i:], out[i%d:i])
+	}
+	for j := len(out) - d; j < len(out); j++ {
+		r.last[(out[j-3]<<8^out[j-2]<<4^out[j-1])&4095] = r.pos + uint16(j-s)
+	}
+	rest := out[s:]
+	if skip := len(rest) - len(r.hist); skip > 0 {
+		// Only the last 65,536 values stay in the history.
+		r.pos += uint16(skip)
+		rest = rest[skip:]
+	}
+	for len(rest) > 0 { // the history, a ring of 65,536 values
+		n := copy(r.hist[r.pos:], rest)
+		r.pos += uint16(n)
+		rest = rest[n:]
+	}
+	k := len(out)
+	r.hash = (out[k-3]<<8 ^ out[k-2]<<4 ^ out[k-1]) & 4095
+	r.cand += uint16(k - s)
+}
+
+// minPeriodic is how much longer than twice its distance a match must be
+// for copyRun to copy it as repeating values.
+const minPeriodic = 64
+
+// copySlow is copyRun one value at a time.
+func (r *Reader) copySlow(out []uint16) {
 	h := &r.hist
 	l := &r.last
 	hash, pos, cand := r.hash, r.pos, r.cand

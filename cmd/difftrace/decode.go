@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/difftrace/difftrace/parlot"
 
@@ -103,6 +104,10 @@ func decodeRaw(cmd *cobra.Command, f *decodeFlags) error {
 	return writeU16(cmd, f, in, f.raw, 0, "")
 }
 
+// littleEndian reports whether this machine stores a uint16 as the
+// little-endian bytes --format u16 writes.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
 // writeU16 decodes src to the output as raw values. info and funcs, when
 // set, make the reader check IDs against the function table.
 func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, funcs int, info string) error {
@@ -118,14 +123,20 @@ func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, fu
 	if info != "" {
 		r.CheckIDs(funcs, info)
 	}
-	vals := make([]uint16, 64<<10)
+	vals := make([]uint16, 256<<10)
 	buf := make([]byte, 2*len(vals))
 	for {
 		n, err := r.Read(vals)
-		for i, v := range vals[:n] {
-			binary.LittleEndian.PutUint16(buf[2*i:], v)
+		b := buf[:2*n]
+		if littleEndian {
+			// The values are already laid out as the bytes to write.
+			b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), 2*n)
+		} else {
+			for i, v := range vals[:n] {
+				binary.LittleEndian.PutUint16(buf[2*i:], v)
+			}
 		}
-		if _, werr := out.Write(buf[:2*n]); werr != nil {
+		if _, werr := out.Write(b); werr != nil {
 			return fmt.Errorf("writing %s: %v", out.name(), werr)
 		}
 		if err == io.EOF {

@@ -28,6 +28,10 @@ type File struct {
 	f    *os.File
 	path string
 	mode fs.FileMode
+	// direct is set when path is a device or a pipe (/dev/null,
+	// /dev/stdout, a named pipe): it is written as it is, since renaming
+	// a file over it would replace the device with a file.
+	direct bool
 }
 
 // live are the temporary files of this process not yet committed or
@@ -47,8 +51,17 @@ var umask = sync.OnceValue(func() fs.FileMode {
 	return fs.FileMode(m)
 })
 
-// Create starts writing path. Nothing at path changes until Commit.
+// Create starts writing path. Nothing at path changes until Commit, unless
+// path is a device or a pipe, which is written directly. A symbolic link
+// stays one: the file it names is written.
 func Create(path string) (*File, error) {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		// Through a symbolic link, its target is written: renaming over
+		// the link would replace it with a file.
+		if target, err := filepath.EvalSymlinks(path); err == nil {
+			path = target
+		}
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -56,6 +69,12 @@ func Create(path string) (*File, error) {
 	mode := 0o666 &^ umask()
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 		mode = st.Mode().Perm()
+	} else if err == nil && !st.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &File{f: f, path: path, direct: true}, nil
 	}
 	removeStale(dir, base)
 	live.Lock()
@@ -113,6 +132,11 @@ func (a *File) Commit() error {
 	if a.f == nil {
 		return os.ErrClosed
 	}
+	if a.direct {
+		err := a.f.Close()
+		a.f = nil
+		return err
+	}
 	tmp := a.f.Name()
 	err := a.f.Chmod(a.mode)
 	if err == nil {
@@ -136,6 +160,11 @@ func (a *File) Commit() error {
 // nothing after Commit.
 func (a *File) Abort() {
 	if a.f == nil {
+		return
+	}
+	if a.direct {
+		a.f.Close()
+		a.f = nil
 		return
 	}
 	a.f.Close()

@@ -123,3 +123,63 @@ func TestTemporaryFiles(t *testing.T) {
 		t.Errorf("Create after RemoveTemps: %v, want ErrInterrupted", err)
 	}
 }
+
+// A pipe or a device (-o /dev/null) is written as it is, not replaced by a
+// file: a named pipe stays a pipe, and its reader gets the bytes.
+func TestCreatePipe(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := os.ReadFile(path)
+		got <- b
+	}()
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("through the pipe")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode()&fs.ModeNamedPipe == 0 {
+		t.Fatalf("%s is now %v, not a named pipe", path, st.Mode())
+	}
+	if b := <-got; string(b) != "through the pipe" {
+		t.Errorf("the reader got %q", b)
+	}
+}
+
+// Writing through a symbolic link writes the file it names; the link stays.
+func TestCreateSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "target"), filepath.Join(dir, "link")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("target", link); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("new"))
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("the link is gone: %v, %v", st, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("target holds %q", b)
+	}
+}
