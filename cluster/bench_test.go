@@ -1,9 +1,12 @@
 package cluster
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -69,5 +72,33 @@ func BenchmarkMaxClustBScore(b *testing.B) {
 		if _, err := BScore(x, y, 10); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLinkageFile times every method on the condensed distances in
+// the file LINKAGE_FILE (little-endian float64, as numpy's tofile writes
+// them), for a side-by-side comparison with SciPy on the same input
+// (examples/bench-linkage.sh). Without LINKAGE_FILE it does nothing.
+func BenchmarkLinkageFile(b *testing.B) {
+	path := os.Getenv("LINKAGE_FILE")
+	if path == "" {
+		b.Skip("LINKAGE_FILE not set (examples/bench-linkage.sh sets it)")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := make([]float64, len(raw)/8)
+	for i := range d {
+		d[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+	}
+	for _, m := range Methods() {
+		b.Run(m.String(), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Linkage(d, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -14,7 +14,6 @@ import (
 // slot y and the next free id. Merges come out in order, already labelled;
 // heights need not increase. O(n²) time in practice, O(n³) at worst.
 func generic(d0 []float64, n int, m Method) ([]Merge, error) {
-	upd := m.update()
 	d := append([]float64(nil), d0...)
 	base := rowBases(n)
 	size := make([]int, n)
@@ -23,17 +22,15 @@ func generic(d0 []float64, n int, m Method) ([]Merge, error) {
 		size[i] = 1
 		id[i] = i
 	}
+	live := newLiveSet(n)
 	// nearest returns the nearest live cluster above x (the first of equals),
 	// or -1 when no distance is below +Inf (a NaN update).
 	nearest := func(x int) (int, float64) {
 		best, y := math.Inf(1), -1
 		bx := base[x]
-		for i := x + 1; i < n; i++ {
-			if size[i] == 0 {
-				continue
-			}
-			if v := d[bx+i]; v < best {
-				best, y = v, i
+		for _, i := range live.ids[live.search(x+1):] {
+			if v := d[bx+int(i)]; v < best {
+				best, y = v, int(i)
 			}
 		}
 		return y, best
@@ -69,22 +66,20 @@ func generic(d0 []float64, n int, m Method) ([]Merge, error) {
 		}
 		ms[k] = Merge{A: a, B: b, Height: dist, Size: size[x] + size[y]}
 		id[y] = n + k
-		upd.merge(d, base, size, x, y, dist)
+		m.merge(d, base, size, live, x, y, dist)
 		// Clusters below x whose candidate was x now point at the merged
 		// cluster: a guess, checked when they reach the top of the heap.
-		for z := 0; z < x; z++ {
-			if size[z] > 0 && neighbor[z] == x {
+		below := live.ids[:live.search(y)]
+		for _, z := range below[:live.search(x)] {
+			if neighbor[z] == x {
 				neighbor[z] = y
 			}
 		}
 		// The merged cluster may be nearer than the bounds of those below it.
-		for z := 0; z < y; z++ {
-			if size[z] == 0 {
-				continue
-			}
-			if v := d[base[z]+y]; v < h.value(z) {
+		for _, z := range below {
+			if v := d[base[z]+y]; v < h.value(int(z)) {
 				neighbor[z] = y
-				h.change(z, v)
+				h.change(int(z), v)
 			}
 		}
 		if y < n-1 {

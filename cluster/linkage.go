@@ -45,7 +45,7 @@ func Linkage(d []float64, m Method) (*Dendrogram, error) {
 	case Single:
 		dg.Merges = mstSingle(d, n)
 	case Complete, Average, Weighted, Ward:
-		dg.Merges = nnChain(d, n, m.update())
+		dg.Merges = nnChain(d, n, m)
 	default:
 		dg.Merges, err = generic(d, n, m)
 		if err != nil {

@@ -9,7 +9,7 @@ import "math"
 // O(n) memory besides d.
 func mstSingle(d []float64, n int) []Merge {
 	base := rowBases(n)
-	merged := make([]bool, n)
+	out := newLiveSet(n)       // the observations outside the tree, in order
 	near := make([]float64, n) // distance of each outside observation to the tree
 	for i := range near {
 		near[i] = math.Inf(1)
@@ -18,22 +18,23 @@ func mstSingle(d []float64, n int) []Merge {
 	x, y := 0, 0
 	for k := 0; k < n-1; k++ {
 		best := math.Inf(1)
-		merged[x] = true
-		for i := 0; i < n; i++ {
-			if merged[i] {
-				continue
-			}
-			var dist float64
-			if i < x {
-				dist = d[base[i]+x]
-			} else {
-				dist = d[base[x]+i]
-			}
-			if near[i] > dist {
+		out.remove(x)
+		p := out.search(x)
+		for _, i := range out.ids[:p] {
+			if dist := d[base[i]+x]; near[i] > dist {
 				near[i] = dist
 			}
 			if near[i] < best {
-				y, best = i, near[i]
+				y, best = int(i), near[i]
+			}
+		}
+		bx := base[x]
+		for _, i := range out.ids[p:] {
+			if dist := d[bx+int(i)]; near[i] > dist {
+				near[i] = dist
+			}
+			if near[i] < best {
+				y, best = int(i), near[i]
 			}
 		}
 		ms[k] = Merge{A: x, B: y, Height: best}

@@ -12,23 +12,19 @@ import (
 // chain. The previous element of the chain wins ties, so the walk never
 // cycles; otherwise the first nearest in index order wins. The merged
 // cluster takes the higher of the two slots. O(n²) time, one copy of d.
-func nnChain(d0 []float64, n int, upd update) []Merge {
+func nnChain(d0 []float64, n int, m Method) []Merge {
 	d := append([]float64(nil), d0...)
 	base := rowBases(n)
 	size := make([]int, n)
 	for i := range size {
 		size[i] = 1
 	}
+	live := newLiveSet(n)
 	chain := make([]int, 0, n)
 	ms := make([]Merge, n-1)
 	for k := 0; k < n-1; k++ {
 		if len(chain) == 0 {
-			for i := 0; i < n; i++ {
-				if size[i] > 0 {
-					chain = append(chain, i)
-					break
-				}
-			}
+			chain = append(chain, int(live.ids[0]))
 		}
 		var x, y int
 		var best float64
@@ -40,21 +36,16 @@ func nnChain(d0 []float64, n int, upd update) []Merge {
 			} else {
 				best = math.Inf(1)
 			}
-			for i := 0; i < x; i++ {
-				if size[i] == 0 {
-					continue
-				}
+			p := live.search(x)
+			for _, i := range live.ids[:p] {
 				if v := d[base[i]+x]; v < best {
-					best, y = v, i
+					best, y = v, int(i)
 				}
 			}
 			bx := base[x]
-			for i := x + 1; i < n; i++ {
-				if size[i] == 0 {
-					continue
-				}
-				if v := d[bx+i]; v < best {
-					best, y = v, i
+			for _, i := range live.ids[p+1:] {
+				if v := d[bx+int(i)]; v < best {
+					best, y = v, int(i)
 				}
 			}
 			if len(chain) > 1 && y == chain[len(chain)-2] {
@@ -76,7 +67,7 @@ func nnChain(d0 []float64, n int, upd update) []Merge {
 			x, y = y, x
 		}
 		ms[k] = Merge{A: x, B: y, Height: best}
-		upd.merge(d, base, size, x, y, best)
+		m.merge(d, base, size, live, x, y, best)
 	}
 	sortAndLabel(ms, n)
 	return ms
