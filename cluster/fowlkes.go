@@ -76,3 +76,54 @@ func BScore(a, b *Dendrogram, k int) (float64, error) {
 	}
 	return FowlkesMallows(la, lb)
 }
+
+// MaxClustClasses cuts a dendrogram of classes (LinkageWeighted) into at
+// most k clusters and labels the observations: class[i] is observation i's
+// class, and each observation gets its class's cluster, as MaxClust on a
+// dendrogram of all the observations would give it (a class is never split:
+// its observations merge at height 0, below any cut). k must be between 1
+// and len(class); with k = len(class) every observation is alone.
+func (dg *Dendrogram) MaxClustClasses(k int, class []int) ([]int, error) {
+	n := len(class)
+	if k < 1 || k > n {
+		return nil, fmt.Errorf("cluster: %d clusters asked of %d observations; k must be between 1 and %d", k, n, n)
+	}
+	labels := make([]int, n)
+	if k == n {
+		for i := range labels {
+			labels[i] = i + 1
+		}
+		return labels, nil
+	}
+	cl, err := dg.MaxClust(min(k, dg.N))
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range class {
+		if c < 0 || c >= dg.N {
+			return nil, fmt.Errorf("cluster: observation %d is in class %d of %d", i, c, dg.N)
+		}
+		labels[i] = cl[c]
+	}
+	return labels, nil
+}
+
+// BScoreClasses is BScore for dendrograms of classes (LinkageWeighted):
+// ca[i] and cb[i] are observation i's classes in a and in b.
+func BScoreClasses(a, b *Dendrogram, ca, cb []int, k int) (float64, error) {
+	if a == nil || b == nil {
+		return 0, fmt.Errorf("cluster: nil dendrogram")
+	}
+	if len(ca) != len(cb) {
+		return 0, fmt.Errorf("cluster: %d and %d observations; want the same observations", len(ca), len(cb))
+	}
+	la, err := a.MaxClustClasses(k, ca)
+	if err != nil {
+		return 0, err
+	}
+	lb, err := b.MaxClustClasses(k, cb)
+	if err != nil {
+		return 0, err
+	}
+	return FowlkesMallows(la, lb)
+}

@@ -13,13 +13,19 @@ import (
 // pushed back. When x merges with its neighbour y > x, the new cluster takes
 // slot y and the next free id. Merges come out in order, already labelled;
 // heights need not increase. O(n²) time in practice, O(n³) at worst.
-func generic(d0 []float64, n int, m Method) ([]Merge, error) {
+//
+// w, when not nil, are the observations' weights (LinkageWeighted).
+func generic(d0 []float64, n int, m Method, w []int) ([]Merge, error) {
 	d := append([]float64(nil), d0...)
 	base := rowBases(n)
 	size := make([]int, n)
+	leaves := make([]int, n) // observations under each cluster, unweighted
 	id := make([]int, n)
 	for i := range size {
-		size[i] = 1
+		size[i], leaves[i] = 1, 1
+		if w != nil {
+			size[i] = w[i]
+		}
 		id[i] = i
 	}
 	live := newLiveSet(n)
@@ -64,7 +70,8 @@ func generic(d0 []float64, n int, m Method) ([]Merge, error) {
 		if a > b {
 			a, b = b, a
 		}
-		ms[k] = Merge{A: a, B: b, Height: dist, Size: size[x] + size[y]}
+		ms[k] = Merge{A: a, B: b, Height: dist, Size: leaves[x] + leaves[y]}
+		leaves[y] += leaves[x]
 		id[y] = n + k
 		m.merge(d, base, size, live, x, y, dist)
 		// Clusters below x whose candidate was x now point at the merged

@@ -12,12 +12,17 @@ import (
 // chain. The previous element of the chain wins ties, so the walk never
 // cycles; otherwise the first nearest in index order wins. The merged
 // cluster takes the higher of the two slots. O(n²) time, one copy of d.
-func nnChain(d0 []float64, n int, m Method) []Merge {
+//
+// w, when not nil, are the observations' weights (LinkageWeighted).
+func nnChain(d0 []float64, n int, m Method, w []int) []Merge {
 	d := append([]float64(nil), d0...)
 	base := rowBases(n)
 	size := make([]int, n)
 	for i := range size {
 		size[i] = 1
+		if w != nil {
+			size[i] = w[i]
+		}
 	}
 	live := newLiveSet(n)
 	chain := make([]int, 0, n)

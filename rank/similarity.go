@@ -111,6 +111,29 @@ func (s *Similarity) Distances(r int) []float64 {
 	return d
 }
 
+// classDistances returns the condensed distance matrix 1 − JSM of run r's
+// equivalence classes (objects with the same attribute set), the number of
+// objects in each class, and each object's class.
+func (s *Similarity) classDistances(r int) (d []float64, w, class []int) {
+	c, j := s.Ctx[r], s.JSM[r]
+	k := c.NumClasses()
+	d = make([]float64, 0, k*(k-1)/2)
+	for p := range k {
+		for q := p + 1; q < k; q++ {
+			d = append(d, 1-j.ClassAt(p, q))
+		}
+	}
+	w = make([]int, k)
+	for p := range w {
+		w[p] = len(c.Members(p))
+	}
+	class = make([]int, c.Len())
+	for o := range class {
+		class[o] = c.Class(o)
+	}
+	return d, w, class
+}
+
 // Scores returns, for every object, how much its row of JSM_D changed: the
 // mean of JSM_D[i][j] over the other objects j,
 //
@@ -125,14 +148,43 @@ func (s *Similarity) Scores() []float64 {
 	if n < 2 || len(s.JSM) < 2 {
 		return out
 	}
-	for a := range n {
-		sum := 0.0
-		for b := range n {
-			if b != a {
-				sum += s.Diff(a, b)
-			}
+	// An object's score depends only on its class in each run (its joint
+	// class): the sum runs over joint classes, weighted by their sizes,
+	// in the order of their first objects, so n objects in k joint classes
+	// cost k², not n². (An object's own term is |1 − 1| = 0.)
+	cn, cf := s.Ctx[Normal], s.Ctx[Faulty]
+	jn, jf := s.JSM[Normal], s.JSM[Faulty]
+	type joint struct{ p, q int }
+	index := map[joint]int{}
+	var joints []joint
+	var count []float64
+	of := make([]int, n)
+	for o := range n {
+		j := joint{cn.Class(o), cf.Class(o)}
+		x, ok := index[j]
+		if !ok {
+			x = len(joints)
+			index[j] = x
+			joints = append(joints, j)
+			count = append(count, 0)
 		}
-		out[a] = math.Round(sum/float64(n-1)*scoreScale) / scoreScale
+		count[x]++
+		of[o] = x
+	}
+	score := make([]float64, len(joints))
+	for x, a := range joints {
+		sum := 0.0
+		for y, b := range joints {
+			d := jf.ClassAt(a.q, b.q) - jn.ClassAt(a.p, b.p)
+			if d < 0 {
+				d = -d
+			}
+			sum += count[y] * d
+		}
+		score[x] = math.Round(sum/float64(n-1)*scoreScale) / scoreScale
+	}
+	for o := range out {
+		out[o] = score[of[o]]
 	}
 	return out
 }

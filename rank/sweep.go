@@ -448,17 +448,23 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method) (levelRe
 		i := slices.Index(s.IDs, res.suspects[j].ID)
 		res.suspects[j].Floor = floors[i]
 	}
-	dn, df := s.Distances(Normal), s.Distances(Faulty)
+	// The objects of one equivalence class (the same attribute set) are at
+	// distance 0 from one another and merge first whatever the linkage:
+	// the classes are clustered, weighted by their sizes, and the cuts
+	// given back to the objects (cluster.LinkageWeighted), so that
+	// thousands of traces in a few classes cluster in the time of a few.
+	dn, wn, cn := s.classDistances(Normal)
+	df, wf, cf := s.classDistances(Faulty)
 	for _, link := range links {
-		zn, err := cluster.Linkage(dn, link)
+		zn, err := cluster.LinkageWeighted(dn, wn, link)
 		if err != nil {
 			return res, err
 		}
-		zf, err := cluster.Linkage(df, link)
+		zf, err := cluster.LinkageWeighted(df, wf, link)
 		if err != nil {
 			return res, err
 		}
-		b, err := cluster.BScore(zn, zf, res.clusters)
+		b, err := cluster.BScoreClasses(zn, zf, cn, cf, res.clusters)
 		if err != nil {
 			return res, err
 		}
