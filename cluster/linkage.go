@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -28,32 +29,7 @@ type Dendrogram struct {
 // scipy.cluster.hierarchy.linkage(d, m) does. d is not modified. It fails on
 // a length that is not n(n−1)/2, on a NaN, infinite or negative distance, and
 // on an unknown method. An empty d is one observation and no merges.
-func Linkage(d []float64, m Method) (*Dendrogram, error) {
-	if err := m.valid(); err != nil {
-		return nil, err
-	}
-	n, err := checkCondensed(d)
-	if err != nil {
-		return nil, err
-	}
-	dg := &Dendrogram{N: n, Method: m}
-	if n < 2 {
-		dg.Merges = []Merge{}
-		return dg, nil
-	}
-	switch m {
-	case Single:
-		dg.Merges = mstSingle(d, n)
-	case Complete, Average, Weighted, Ward:
-		dg.Merges = nnChain(d, n, m, nil)
-	default:
-		dg.Merges, err = generic(d, n, m, nil)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return dg, nil
-}
+func Linkage(d []float64, m Method) (*Dendrogram, error) { return linkage(d, m, nil) }
 
 // LinkageWeighted clusters classes of identical observations: d is the
 // condensed matrix of the distances between the classes, and class i
@@ -68,6 +44,19 @@ func Linkage(d []float64, m Method) (*Dendrogram, error) {
 // So a run of 100,000 traces in a few hundred classes clusters in the time
 // of a few hundred. Its leaves are the classes; Merge.Size counts classes.
 func LinkageWeighted(d []float64, w []int, m Method) (*Dendrogram, error) {
+	for i, x := range w {
+		if x < 1 {
+			return nil, fmt.Errorf("cluster: class %d has weight %d; a class holds one observation or more", i, x)
+		}
+	}
+	if w == nil {
+		w = []int{}
+	}
+	return linkage(d, m, w)
+}
+
+// linkage is Linkage when w is nil, and LinkageWeighted otherwise.
+func linkage(d []float64, m Method, w []int) (*Dendrogram, error) {
 	if err := m.valid(); err != nil {
 		return nil, err
 	}
@@ -75,18 +64,11 @@ func LinkageWeighted(d []float64, w []int, m Method) (*Dendrogram, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(w) != n {
+	if w != nil && len(w) != n {
 		return nil, fmt.Errorf("cluster: %d weights for %d classes; give one weight per class", len(w), n)
 	}
-	ones := true
-	for i, x := range w {
-		if x < 1 {
-			return nil, fmt.Errorf("cluster: class %d has weight %d; a class holds one observation or more", i, x)
-		}
-		ones = ones && x == 1
-	}
-	if ones {
-		return Linkage(d, m)
+	if !slices.ContainsFunc(w, func(x int) bool { return x != 1 }) {
+		w = nil // all ones: plain observations
 	}
 	dg := &Dendrogram{N: n, Method: m}
 	if n < 2 {
@@ -97,7 +79,7 @@ func LinkageWeighted(d []float64, w []int, m Method) (*Dendrogram, error) {
 	case Single:
 		dg.Merges = mstSingle(d, n)
 	case Complete, Average, Weighted, Ward:
-		if m == Ward {
+		if m == Ward && w != nil {
 			d = wardScaled(d, w)
 		}
 		dg.Merges = nnChain(d, n, m, w)

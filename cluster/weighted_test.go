@@ -122,3 +122,16 @@ func TestLinkageWeightedEqualsPerObservation(t *testing.T) {
 		}
 	}
 }
+
+// Weights must be one per class and at least 1.
+func TestLinkageWeightedBadWeights(t *testing.T) {
+	d := []float64{1, 2, 3}
+	for _, w := range [][]int{{1, 1}, {1, 0, 2}, {1, 1, 1, 1}} {
+		if _, err := LinkageWeighted(d, w, Average); err == nil {
+			t.Errorf("weights %v for 3 classes: no error", w)
+		}
+	}
+	if _, err := LinkageWeighted(d, []int{1, 1, 1}, Average); err != nil {
+		t.Errorf("weights of 1: %v", err)
+	}
+}
