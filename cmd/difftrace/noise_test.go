@@ -104,7 +104,8 @@ func TestRankNoise(t *testing.T) {
 // calls no normal run makes. A program that varies this much can, rarely,
 // vary in a way two normal runs did not show (examples/noise-trials.sh
 // tallies it: the faulty thread led in every one of 32 trials), so a
-// trial that misses is recorded again, once.
+// trial that misses (in the consensus or in the diffNLR's first
+// difference) is recorded again, once.
 func TestRankNoiseOpenMP(t *testing.T) {
 	needE2E(t)
 	const np, w, task = 4, 2, 3
@@ -135,8 +136,12 @@ func TestRankNoiseOpenMP(t *testing.T) {
 		}
 		d := difftraceAt(t, work, nil, "diffnlr", want, "--color", "never")
 		line := regexp.MustCompile(`(?m)^first difference: .*$`).Find(d.stdout)
-		if d.code != 0 || !regexp.MustCompile(`then \S+ .*which no normal run does \(after \S+ they call GOMP_critical_start`).Match(line) {
-			t.Errorf("diffnlr %s: exit %d, first difference %q\n%s%s", want, d.code, line, d.stdout, d.stderr)
+		if d.code != 0 {
+			t.Fatalf("diffnlr %s: exit %d\n%s", want, d.code, d.stderr)
+		}
+		if !regexp.MustCompile(`then \S+ .*which no normal run does \(after \S+ they call GOMP_critical_start`).Match(line) {
+			msgs = append(msgs, "trial "+strconv.Itoa(trial)+": diffnlr "+want+" names another first difference: "+string(line))
+			continue
 		}
 		t.Logf("%s", line)
 		return
