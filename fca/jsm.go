@@ -22,8 +22,12 @@ type JSM struct {
 	ids    []trace.ID
 	class  []int     // trace → class
 	k      int       // classes
-	sim    []float64 // k×k, row-major
+	sim    []float64 // k×k, row-major; nil when computed as asked (LazyJSM)
 	notice string
+	// ctx and size (each class's number of attributes) compute the
+	// similarities of a LazyJSM.
+	ctx  *Context
+	size []float64
 }
 
 var _ mat.Symmetric = (*JSM)(nil)
@@ -39,10 +43,37 @@ func (j *JSM) T() mat.Matrix { return j }
 
 // At returns the similarity of traces a and b (object numbers of the
 // context).
-func (j *JSM) At(a, b int) float64 { return j.sim[j.class[a]*j.k+j.class[b]] }
+func (j *JSM) At(a, b int) float64 { return j.ClassAt(j.class[a], j.class[b]) }
 
 // ClassAt returns the similarity of classes p and q.
-func (j *JSM) ClassAt(p, q int) float64 { return j.sim[p*j.k+q] }
+func (j *JSM) ClassAt(p, q int) float64 {
+	if j.sim != nil {
+		return j.sim[p*j.k+q]
+	}
+	n := float64(j.ctx.ClassAttrs(p).IntersectionLen(j.ctx.ClassAttrs(q)))
+	if u := j.size[p] + j.size[q] - n; u > 0 {
+		return n / u
+	}
+	return 1
+}
+
+// LazyJSM returns the JSM of c without computing it: each similarity is
+// computed from the classes' attribute bitsets when asked, as BitsetJSM
+// would have (the same arithmetic, the same values). For contexts of many
+// classes, whose k² similarities would not fit in memory, and of which an
+// analysis reads a bounded part.
+func LazyJSM(c *Context) *JSM {
+	k := c.NumClasses()
+	size := make([]float64, k)
+	for p := range k {
+		size[p] = float64(c.ClassAttrs(p).Len())
+	}
+	class := make([]int, c.Len())
+	for o := range class {
+		class[o] = c.Class(o)
+	}
+	return &JSM{ids: c.IDs(), class: class, k: k, ctx: c, size: size}
+}
 
 // IDs returns the trace IDs in row order.
 func (j *JSM) IDs() []trace.ID { return append([]trace.ID(nil), j.ids...) }
@@ -60,10 +91,9 @@ func (j *JSM) Dense() *mat.SymDense {
 	}
 	data := make([]float64, n*n)
 	for a := range n {
-		row := j.sim[j.class[a]*j.k:]
 		out := data[a*n : (a+1)*n]
 		for b, cb := range j.class {
-			out[b] = row[cb]
+			out[b] = j.ClassAt(j.class[a], cb)
 		}
 	}
 	return mat.NewSymDense(n, data)

@@ -272,3 +272,19 @@ func TestJSMCores(t *testing.T) {
 		t.Error("the JSM differs between 1 and 4 cores")
 	}
 }
+
+// LazyJSM computes, when asked, the values BitsetJSM stores.
+func TestLazyJSMSameAsBitset(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		c := randomContext(t, rng, 5+rng.IntN(60), 1+rng.IntN(20), 0.3)
+		want, got := BitsetJSM(c), LazyJSM(c)
+		for a := range c.Len() {
+			for b := range c.Len() {
+				if got.At(a, b) != want.At(a, b) {
+					t.Fatalf("seed %d: At(%d, %d) = %v, want %v", seed, a, b, got.At(a, b), want.At(a, b))
+				}
+			}
+		}
+	}
+}

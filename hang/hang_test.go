@@ -25,6 +25,7 @@ func TestList(t *testing.T) {
 		{ids([2]int{5, 0}, [2]int{0, 0}, [2]int{1, 0}, [2]int{3, 0}, [2]int{4, 0}, [2]int{9, 0}), "[0-1,3-5,9]"},
 		{ids([2]int{0, 0}), "[0]"},
 		{ids([2]int{0, 1}, [2]int{0, 2}, [2]int{0, 3}, [2]int{2, 1}, [2]int{3, 0}), "0.[1-3], 2.1, 3.0"},
+		{ids([2]int{0, 0}, [2]int{0, 1}, [2]int{1, 0}, [2]int{1, 1}, [2]int{2, 0}, [2]int{2, 1}, [2]int{3, 1}, [2]int{4, 1}, [2]int{6, 1}), "[0-2].[0-1], [3-4].1, 6.1"},
 	} {
 		if got := List(c.ids); got != c.want {
 			t.Errorf("List(%v) = %q, want %q", c.ids, got, c.want)

@@ -153,7 +153,8 @@ func (n *Node) dot() []byte {
 
 // List names traces compactly: when all are main threads (thread 0),
 // their processes as ranges, "[0-1,3-5]"; otherwise each process's
-// threads, "0.[0-4], 3.[1,3]".
+// threads, "0.[0-4], 3.[1,3]", consecutive processes with the same threads
+// together, "[0-1023].[0-3]".
 func List(ids []trace.ID) string {
 	ids = slices.Clone(ids)
 	slices.SortFunc(ids, func(a, b trace.ID) int {
@@ -175,7 +176,10 @@ func List(ids []trace.ID) string {
 		}
 		return "[" + ranges(procs) + "]"
 	}
-	var parts []string
+	// Each process's threads, then runs of consecutive processes with the
+	// same threads as one: "[0-1023].[0-3]".
+	var procs []int
+	var sets []string
 	for i := 0; i < len(ids); {
 		j := i
 		var ths []int
@@ -183,12 +187,25 @@ func List(ids []trace.ID) string {
 			ths = append(ths, ids[j].Thread)
 			j++
 		}
-		if len(ths) == 1 {
-			parts = append(parts, ids[i].String())
-		} else {
-			parts = append(parts, fmt.Sprintf("%d.[%s]", ids[i].Proc, ranges(ths)))
+		set := strconv.Itoa(ths[0])
+		if len(ths) > 1 {
+			set = "[" + ranges(ths) + "]"
 		}
+		procs, sets = append(procs, ids[i].Proc), append(sets, set)
 		i = j
+	}
+	var parts []string
+	for i := 0; i < len(procs); {
+		j := i
+		for j+1 < len(procs) && procs[j+1] == procs[j]+1 && sets[j+1] == sets[i] {
+			j++
+		}
+		if j == i {
+			parts = append(parts, fmt.Sprintf("%d.%s", procs[i], sets[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("[%d-%d].%s", procs[i], procs[j], sets[i]))
+		}
+		i = j + 1
 	}
 	return strings.Join(parts, ", ")
 }

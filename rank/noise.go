@@ -202,7 +202,7 @@ func (n *NLR) floors(m fca.Mode, l Level) ([]float64, error) {
 		if err != nil {
 			return nil, err
 		}
-		jn, je := fca.BitsetJSM(cn), fca.BitsetJSM(ce)
+		jn, je := jsmOf(cn), jsmOf(ce)
 		for a := range objs {
 			sum := 0.0
 			for b := range objs {

@@ -2,6 +2,8 @@ package rank
 
 import (
 	"math"
+
+	"github.com/difftrace/difftrace/cluster"
 	"slices"
 
 	"github.com/difftrace/difftrace/fca"
@@ -62,7 +64,7 @@ func (n *NLR) similarityOf(l Level, ctxs []*fca.Context, lattices bool) (*Simila
 				s.Notices = append(s.Notices, n.c.Runs[r].Dir+": "+j.Notice())
 			}
 		} else {
-			j = fca.BitsetJSM(ctx)
+			j = jsmOf(ctx)
 		}
 		s.Ctx = append(s.Ctx, ctx)
 		s.JSM = append(s.JSM, j)
@@ -97,6 +99,28 @@ func (s *Similarity) DiffMatrix() []float64 {
 	return out
 }
 
+// MaxClasses bounds the attribute sets (equivalence classes) a run is
+// clustered on in the sweep: with more, as many representatives are chosen
+// (farthest first, cluster.Representatives) and every class counts as its
+// nearest representative. It also bounds the similarities a run's JSM
+// stores: with more classes they are computed when asked (fca.LazyJSM).
+const MaxClasses = 1024
+
+// MaxScoreJoints bounds the joint classes (a class in each run) whose
+// pairs Scores sums over exactly; with more, each joint class's score is
+// summed over a sample of this many, spread evenly in order of first
+// appearance and standing for the joint classes between them.
+const MaxScoreJoints = 4096
+
+// jsmOf returns the JSM of ctx computed from bitsets, stored when the
+// context has at most MaxClasses classes, computed when asked otherwise.
+func jsmOf(ctx *fca.Context) *fca.JSM {
+	if ctx.NumClasses() > MaxClasses {
+		return fca.LazyJSM(ctx)
+	}
+	return fca.BitsetJSM(ctx)
+}
+
 // Distances returns the condensed distance matrix 1 − JSM of run r, in the
 // order cluster.Linkage takes (the upper triangle row by row).
 func (s *Similarity) Distances(r int) []float64 {
@@ -113,16 +137,13 @@ func (s *Similarity) Distances(r int) []float64 {
 
 // classDistances returns the condensed distance matrix 1 − JSM of run r's
 // equivalence classes (objects with the same attribute set), the number of
-// objects in each class, and each object's class.
-func (s *Similarity) classDistances(r int) (d []float64, w, class []int) {
+// objects in each class, and each object's class. With more than
+// MaxClasses classes, the classes are MaxClasses representatives, each
+// standing for the classes nearest to it (cluster.Representatives), and
+// reps is the number of classes they stand for (0 otherwise).
+func (s *Similarity) classDistances(r int) (d []float64, w, class []int, reps int) {
 	c, j := s.Ctx[r], s.JSM[r]
 	k := c.NumClasses()
-	d = make([]float64, 0, k*(k-1)/2)
-	for p := range k {
-		for q := p + 1; q < k; q++ {
-			d = append(d, 1-j.ClassAt(p, q))
-		}
-	}
 	w = make([]int, k)
 	for p := range w {
 		w[p] = len(c.Members(p))
@@ -131,7 +152,31 @@ func (s *Similarity) classDistances(r int) (d []float64, w, class []int) {
 	for o := range class {
 		class[o] = c.Class(o)
 	}
-	return d, w, class
+	at := func(p, q int) float64 { return 1 - j.ClassAt(p, q) }
+	if k > MaxClasses {
+		rs, of := cluster.Representatives(k, MaxClasses, w, at)
+		rw := make([]int, len(rs))
+		for p, x := range of {
+			rw[x] += w[p]
+		}
+		for o := range class {
+			class[o] = of[class[o]]
+		}
+		d = make([]float64, 0, len(rs)*(len(rs)-1)/2)
+		for a := range rs {
+			for b := a + 1; b < len(rs); b++ {
+				d = append(d, at(rs[a], rs[b]))
+			}
+		}
+		return d, rw, class, k
+	}
+	d = make([]float64, 0, k*(k-1)/2)
+	for p := range k {
+		for q := p + 1; q < k; q++ {
+			d = append(d, at(p, q))
+		}
+	}
+	return d, w, class, 0
 }
 
 // Scores returns, for every object, how much its row of JSM_D changed: the
@@ -171,15 +216,29 @@ func (s *Similarity) Scores() []float64 {
 		count[x]++
 		of[o] = x
 	}
+	// Beyond MaxScoreJoints, every stride-th joint class stands for the
+	// stride of them that it starts.
+	sample, weight := joints, count
+	if len(joints) > MaxScoreJoints {
+		stride := (len(joints) + MaxScoreJoints - 1) / MaxScoreJoints
+		sample, weight = nil, nil
+		for y := 0; y < len(joints); y += stride {
+			sum := 0.0
+			for _, c := range count[y:min(y+stride, len(count))] {
+				sum += c
+			}
+			sample, weight = append(sample, joints[y]), append(weight, sum)
+		}
+	}
 	score := make([]float64, len(joints))
 	for x, a := range joints {
 		sum := 0.0
-		for y, b := range joints {
+		for y, b := range sample {
 			d := jf.ClassAt(a.q, b.q) - jn.ClassAt(a.p, b.p)
 			if d < 0 {
 				d = -d
 			}
-			sum += count[y] * d
+			sum += weight[y] * d
 		}
 		score[x] = math.Round(sum/float64(n-1)*scoreScale) / scoreScale
 	}

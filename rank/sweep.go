@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/difftrace/difftrace/cluster"
 	"github.com/difftrace/difftrace/diffnlr"
@@ -229,8 +230,16 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		return nil, err
 	}
 
+	represented := map[string]int{} // filter → most classes clustered on representatives
+	var representedOrder []string
 	for j, a := range results {
 		n, m := nlrs[j/len(g.Modes)], g.Modes[j%len(g.Modes)]
+		if k := max(a.level[Threads].represented, a.level[Processes].represented); k > 0 {
+			if _, ok := represented[n.Filter.Name()]; !ok {
+				representedOrder = append(representedOrder, n.Filter.Name())
+			}
+			represented[n.Filter.Name()] = max(represented[n.Filter.Name()], k)
+		}
 		for l, link := range g.Linkages {
 			rk.Rows = append(rk.Rows, Row{
 				Filter: n.Filter.Name(), K: n.K, Attrs: m.String(), Linkage: link.String(),
@@ -240,6 +249,15 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 				order: len(rk.Rows),
 			})
 		}
+	}
+	if len(representedOrder) > 0 {
+		var parts []string
+		for _, f := range representedOrder {
+			parts = append(parts, fmt.Sprintf("%s (up to %d)", f, represented[f]))
+		}
+		rk.Notes = append(rk.Notes, fmt.Sprintf("more than %d distinct attribute sets in a run under filters %s: those rows cluster %d of the sets, "+
+			"chosen farthest first, each standing for the sets nearest to it, and score each trace against at most %d kinds of trace",
+			MaxClasses, strings.Join(parts, ", "), MaxClasses, MaxScoreJoints))
 	}
 	slices.SortStableFunc(rk.Rows, compareRows)
 	rk.ThreadVotes = Consensus(rk.Rows, Threads)
@@ -366,6 +384,9 @@ type levelResult struct {
 	suspects []Suspect
 	clusters int
 	bscores  []float64 // per linkage of the grid
+	// represented is the number of classes a run had when it was clustered
+	// on MaxClasses representatives of them, 0 when it was not.
+	represented int
 }
 
 // analyze compares both runs under one (filter, K, mode) at thread and at
@@ -453,8 +474,9 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method) (levelRe
 	// the classes are clustered, weighted by their sizes, and the cuts
 	// given back to the objects (cluster.LinkageWeighted), so that
 	// thousands of traces in a few classes cluster in the time of a few.
-	dn, wn, cn := s.classDistances(Normal)
-	df, wf, cf := s.classDistances(Faulty)
+	dn, wn, cn, repsN := s.classDistances(Normal)
+	df, wf, cf, repsF := s.classDistances(Faulty)
+	res.represented = max(repsN, repsF)
 	for _, link := range links {
 		zn, err := cluster.LinkageWeighted(dn, wn, link)
 		if err != nil {

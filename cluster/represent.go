@@ -1,0 +1,43 @@
+package cluster
+
+// Representatives chooses at most l of k points to stand for all of them
+// (k-center by farthest-first traversal): first the point of most weight
+// (the first of equals), then, one at a time, the point farthest from
+// those chosen (the first of equals), until l are chosen or every point is
+// at distance 0 from one. It returns the chosen points in order, and for
+// every point the index (in reps) of its nearest representative, the first
+// of equals. dist is a distance between points; it is asked O(k·l) times.
+// Deterministic: the same input gives the same choice.
+func Representatives(k, l int, weight []int, dist func(p, q int) float64) (reps []int, of []int) {
+	if k == 0 {
+		return nil, nil
+	}
+	of = make([]int, k)
+	near := make([]float64, k) // distance to the nearest representative so far
+	first := 0
+	for p := 1; p < k; p++ {
+		if weight[p] > weight[first] {
+			first = p
+		}
+	}
+	next := first
+	for len(reps) < l {
+		r := len(reps)
+		reps = append(reps, next)
+		far, farDist := -1, 0.0
+		for p := range k {
+			d := dist(next, p)
+			if r == 0 || d < near[p] {
+				near[p], of[p] = d, r
+			}
+			if near[p] > farDist {
+				far, farDist = p, near[p]
+			}
+		}
+		if far < 0 {
+			break // every point coincides with a representative
+		}
+		next = far
+	}
+	return reps, of
+}
