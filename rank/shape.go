@@ -24,8 +24,13 @@ import (
 //   - coincidence: a loop whose body holds a loop whose counts vary folded
 //     only because those counts happened to repeat; it is written out as
 //     its iterations (up to maxUnrolled elements);
-//   - roll-up: the body of a loop whose counts vary, met once, is that loop
-//     once.
+//   - small loops: a loop of four calls or fewer in all is written out, as
+//     it folds or not depending on what is around it;
+//   - order (order.go): stretches of calls the normal runs make in either
+//     order are read in one, loops then the same are one loop, and a loop
+//     whose body is another's several times is that loop;
+//   - roll-up: the body of a loop whose counts vary (or of a loop that ran
+//     such stretches), met once or several times, is that loop.
 //
 // Then loops that follow one another merge: L3^2, L3^2 is L3^4.
 type shaper struct {
@@ -44,16 +49,16 @@ type shaper struct {
 	unfold map[int32]nlr.Sequence
 	// bodies memoizes the rewritten body of every loop (body).
 	bodies map[int32]nlr.Sequence
-	// ups are the noisy standing loops, and those standing for loops that
-	// differ from them in order only, with their rewritten bodies, the
-	// longest first (rollUp).
+	// ups are the noisy standing loops, and the ordered ones (which run a
+	// swap), with their bodies as the view reads them, the shortest first
+	// (rollUp).
 	ups []rollUpLoop
 	// swaps are the stretches the normal runs make in both orders, read
 	// in one (unswapped).
 	swaps []swap
 }
 
-// rollUpLoop is a standing loop whose counts vary, and its rewritten body.
+// rollUpLoop is a loop of shaper.ups and its body as the view reads it.
 type rollUpLoop struct {
 	id   int32
 	body nlr.Sequence
@@ -67,8 +72,7 @@ const maxSmall = 4
 // as; a longer one stays folded.
 const maxUnrolled = 256
 
-// shaper returns n's shaper; nil when no loop count varies between the
-// normal runs.
+// shaper returns n's shaper; nil when the normal runs do not vary.
 func (n *NLR) shaper() *shaper {
 	if !n.noise().varies {
 		return nil
