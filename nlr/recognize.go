@@ -29,6 +29,32 @@ type Discoverer struct {
 	poll    func(trace.Symbol) bool
 	stretch []trace.Symbol
 	from    int
+
+	sealed     bool // Seal ended the trace: nothing more is pushed
+	structural bool // folded by call structure (kept when Seal drops keep)
+}
+
+// Seal ends the trace and lets go of all the Discoverer keeps for folding
+// more of it (the index of its stack, the lookup of its bodies, the open
+// calls), keeping only what Fold reads: the pass-1 NLR and its bodies, in
+// slices of their own length. A comparison of many traces seals each as
+// soon as it is decoded, so that memory holds pass-1 NLRs, not the
+// machinery that built them. Nothing may be pushed after Seal; Fold gives
+// the same result for a sealed Discoverer as for one that was not.
+func (d *Discoverer) Seal() {
+	if d.sealed {
+		return
+	}
+	if d.keep != nil {
+		d.finish()
+		d.structural = true
+	}
+	r := d.r
+	d.r = &reducer{k: r.k, fold2: r.fold2, indexed: r.indexed,
+		stack: slices.Clone(r.stack),
+		own:   &bodies{flat: slices.Clone(r.own.flat), start: slices.Clone(r.own.start)}}
+	d.frames, d.unit, d.stretch, d.keep, d.poll = nil, nil, nil, nil, nil
+	d.sealed = true
 }
 
 // NewDiscoverer returns a Discoverer that finds loop bodies of up to k
@@ -128,8 +154,9 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 	for _, d := range ds {
 		if d.D.keep != nil {
 			d.D.finish()
-			structural = true
+			d.D.structural = true
 		}
+		structural = structural || d.D.structural
 	}
 
 	// Pool the pass-1 bodies in canonical order. A body only mentions

@@ -297,3 +297,60 @@ func TestQuietPolling(t *testing.T) {
 		t.Errorf("a kept call between: %q, want %q", got, want)
 	}
 }
+
+// Seal lets go of the pass-1 machinery and nothing else: Fold gives the
+// same NLRs and table for sealed Discoverers, by call structure and flat,
+// with K small and large (the indexed reducer).
+func TestSealSameFold(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 12))
+	for trial := range 200 {
+		tab := trace.NewTable()
+		keep := func(s trace.Symbol) bool { return s != 3 }
+		var evs [][]trace.Symbol
+		for range 1 + rng.IntN(4) {
+			evs = append(evs, nest(rng, tab, 1+rng.IntN(4)))
+		}
+		k := 1 + rng.IntN(10)
+		if trial%4 == 0 {
+			k = 40 + rng.IntN(40)
+		}
+		structural := trial%2 == 0
+		fold := func(seal bool) ([]Sequence, *Table) {
+			var ds []Discovered
+			for p, ev := range evs {
+				var d *Discoverer
+				if structural {
+					d, _ = NewStructuralDiscoverer(k, keep, false)
+					d.PushEvents(ev)
+				} else {
+					d, _ = NewDiscoverer(k)
+					d.Push(kept(ev, keep))
+				}
+				if seal {
+					d.Seal()
+				}
+				ds = append(ds, Discovered{Run: p % 2, ID: trace.ID{Proc: p}, D: d})
+			}
+			seqs, table, err := Fold(ds, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return seqs, table
+		}
+		want, wt := fold(false)
+		got, gt := fold(true)
+		for i := range want {
+			if !got[i].Equal(want[i]) {
+				t.Fatalf("trial %d, trace %d: sealed %v, not sealed %v", trial, i, got[i], want[i])
+			}
+		}
+		if gt.Len() != wt.Len() {
+			t.Fatalf("trial %d: %d loops sealed, %d not", trial, gt.Len(), wt.Len())
+		}
+		for id := range int32(wt.Len()) {
+			if !gt.Body(id).Equal(wt.Body(id)) {
+				t.Fatalf("trial %d: L%d differs", trial, id)
+			}
+		}
+	}
+}

@@ -100,7 +100,13 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 	for r := range c.Runs {
 		disc[r] = make([][]*nlr.Discoverer, len(c.IDs))
 		kept[r] = make([][]uint64, len(c.IDs))
-		err := c.pass(r, masks, func(i int) func(f int, events []trace.Symbol, calls int) {
+		err := c.pass(r, masks, func(i int) {
+			// The trace is decoded: its discoverers keep only their
+			// pass-1 NLRs (nlr.Discoverer.Seal).
+			for _, d := range disc[r][i] {
+				d.Seal()
+			}
+		}, func(i int) func(f int, events []trace.Symbol, calls int) {
 			ds := make([]*nlr.Discoverer, len(fs)*nk)
 			for j := range ds {
 				ds[j], _ = nlr.NewStructuralDiscoverer(ks[j%nk], masks[j/nk].Keep, fs[j/nk].KeepsReturns())
@@ -198,8 +204,9 @@ func (c *Comparison) compile(fs []*filters.Filter) []*filters.Mask {
 
 // pass decodes every trace of run r once, in parallel. For each trace it
 // asks newSink(i) (i indexes IDs) for a sink, then hands the sink, chunk by
-// chunk, the calls each mask keeps. A sink is used by one goroutine only.
-func (c *Comparison) pass(r int, masks []*filters.Mask, newSink func(i int) func(f int, events []trace.Symbol, calls int)) error {
+// chunk, the calls each mask keeps, and calls done(i), when not nil, once
+// the trace is decoded. A sink is used by one goroutine only.
+func (c *Comparison) pass(r int, masks []*filters.Mask, done func(i int), newSink func(i int) func(f int, events []trace.Symbol, calls int)) error {
 	run := c.Runs[r]
 	ids := run.Traces()
 	// One filter state per worker, reused trace after trace: its buffers
@@ -217,7 +224,7 @@ func (c *Comparison) pass(r int, masks []*filters.Mask, newSink func(i int) func
 		}
 		nests.Reset()
 		defer pool.Put(nests)
-		return run.Stream(id, func(chunk []trace.Symbol) error {
+		err := run.Stream(id, func(chunk []trace.Symbol) error {
 			nests.Append(chunk)
 			for f, out := range nests.Out {
 				if len(out) > 0 {
@@ -226,6 +233,10 @@ func (c *Comparison) pass(r int, masks []*filters.Mask, newSink func(i int) func
 			}
 			return nil
 		})
+		if err == nil && done != nil {
+			done(i)
+		}
+		return err
 	})
 }
 
