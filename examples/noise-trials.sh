@@ -11,6 +11,9 @@
 # mpi: 8 ranks, the bug --skip-verify W N (trace W.0).
 # omp: 4 ranks × 4 OpenMP threads, 60 tasks, the bug --skip-critical W N
 #      (trace W.0, the rank's main thread).
+# With KEEP=DIR the recorded sets stay in DIR/1, DIR/2, … (normal runs a, b,
+# c, e and faulty f), so that another version of difftrace can rank the
+# same sets.
 # order: examples/stencil.cpp with --any-order (halos unpacked as they
 #      arrive), 8 ranks, the bug --skip-unpack W N (rank W leaves its south
 #      halo stale in step N).
@@ -21,8 +24,13 @@ TRIALS=${3:-6}
 MODE=${4:-mpi}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [ -n "${KEEP:-}" ]; then
+	work=$KEEP # the sets stay, to be ranked again by another version
+	mkdir -p "$work"
+else
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+fi
 
 PROG=farm
 if [ "$MODE" = omp ]; then
@@ -56,6 +64,6 @@ for t in $(seq "$TRIALS"); do
 	[ "$bug2" = "$w.0" ] && ok[1]=$((ok[1] + 1))
 	[ "$bug3" = "$w.0" ] && ok[2]=$((ok[2] + 1))
 	[ "$bug4" = "$w.0" ] && ok[3]=$((ok[3] + 1))
-	rm -rf "$d"
+	[ -n "${KEEP:-}" ] || rm -rf "$d"
 done
 echo "of $TRIALS trials: no suspect between normal runs ${ok[0]}; the bug's trace first with 2, 3, 4 normal runs: ${ok[1]}, ${ok[2]}, ${ok[3]}"

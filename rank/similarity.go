@@ -121,20 +121,6 @@ func jsmOf(ctx *fca.Context) *fca.JSM {
 	return fca.BitsetJSM(ctx)
 }
 
-// Distances returns the condensed distance matrix 1 − JSM of run r, in the
-// order cluster.Linkage takes (the upper triangle row by row).
-func (s *Similarity) Distances(r int) []float64 {
-	n := len(s.IDs)
-	j := s.JSM[r]
-	d := make([]float64, 0, n*(n-1)/2)
-	for a := range n {
-		for b := a + 1; b < n; b++ {
-			d = append(d, 1-j.At(a, b))
-		}
-	}
-	return d
-}
-
 // classDistances returns the condensed distance matrix 1 − JSM of run r's
 // equivalence classes (objects with the same attribute set), the number of
 // objects in each class, and each object's class. With more than
