@@ -120,7 +120,7 @@ func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
 	}
 	stacks := make([][]string, len(ids))
 	for j, id := range ids {
-		st, err := endStack(run, id)
+		st, err := endStack(c, r, id)
 		if err != nil {
 			return nil, err
 		}
@@ -437,28 +437,16 @@ func howEnded(m *decode.Manifest) (hung bool, ended string) {
 	return true, strings.Join(parts, "; ")
 }
 
-// endStack is the call stack trace id of run ended in, outermost first,
+// endStack is the call stack trace id of run r ended in, outermost first,
 // each frame by its short name.
-func endStack(run *decode.Run, id trace.ID) ([]string, error) {
-	var st []trace.Symbol
-	err := run.Stream(id, func(chunk []trace.Symbol) error {
-		for _, s := range chunk {
-			if s == trace.Return {
-				if len(st) > 0 {
-					st = st[:len(st)-1]
-				}
-			} else {
-				st = append(st, s)
-			}
-		}
-		return nil
-	})
+func endStack(c *rank.Comparison, r int, id trace.ID) ([]string, error) {
+	st, err := c.EndStack(r, id)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(st))
 	for i, s := range st {
-		n := run.Symbols.Name(s)
+		n := c.Runs[r].Symbols.Name(s)
 		out[i] = n.Qualify(n.Brief())
 	}
 	return out, nil

@@ -339,18 +339,6 @@ func TestSealSameFold(t *testing.T) {
 		}
 		want, wt := fold(false)
 		got, gt := fold(true)
-		for i := range want {
-			if !got[i].Equal(want[i]) {
-				t.Fatalf("trial %d, trace %d: sealed %v, not sealed %v", trial, i, got[i], want[i])
-			}
-		}
-		if gt.Len() != wt.Len() {
-			t.Fatalf("trial %d: %d loops sealed, %d not", trial, gt.Len(), wt.Len())
-		}
-		for id := range int32(wt.Len()) {
-			if !gt.Body(id).Equal(wt.Body(id)) {
-				t.Fatalf("trial %d: L%d differs", trial, id)
-			}
-		}
+		sameFold(t, trial, "sealed", got, gt, want, wt)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/summary"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -55,6 +56,7 @@ type Comparison struct {
 	Runs    []*decode.Run // Runs[Normal], Runs[Faulty] when comparing, then further normal runs
 	IDs     []trace.ID    // union of the runs' thread IDs, ascending
 	has     [][]bool      // has[run][i]: IDs[i] exists in that run
+	sums    []*summarized // sums[run]: the run's summary, nil when the run is read itself
 	opts    Options
 }
 
@@ -71,10 +73,18 @@ func Open(dirs []string, opts Options) (*Comparison, error) {
 		if opts.Progress != nil {
 			dopts.Progress = opts.Progress.Step
 		}
-		run, err := decode.Open(dir, c.Symbols, dopts)
+		var run *decode.Run
+		var sm *summarized
+		var err error
+		if summary.Is(dir) {
+			run, sm, err = c.openSummary(dir)
+		} else {
+			run, err = decode.Open(dir, c.Symbols, dopts)
+		}
 		if err != nil {
 			return nil, err
 		}
+		c.sums = append(c.sums, sm)
 		if len(run.Traces()) == 0 {
 			return nil, fmt.Errorf("%s: the run holds no traces; record it again or give another directory", dir)
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/nlr"
@@ -77,22 +78,7 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 	}
 	masks := c.compile(fs)
 	nk := len(ks)
-	// quiet[f]: filter f keeps polling calls, whose stretches its
-	// discoverers read as once each (Polling); the others need no check.
-	quiet := make([]bool, len(fs))
-	var poll func(trace.Symbol) bool
-	if !c.opts.ExactPolling {
-		pm := Polling.Compile(c.Symbols)
-		poll = pm.Keep
-		for f, m := range masks {
-			for s := range c.Symbols.Len() {
-				if pm.Keep(trace.Symbol(s)) && m.Keep(trace.Symbol(s)) {
-					quiet[f] = true
-					break
-				}
-			}
-		}
-	}
+	newDiscoverers := c.discoverers(fs, ks, masks)
 	// disc[run][i][f*nk+k] is trace IDs[i]'s discoverer; kept[run][i][f].
 	disc := make([][][]*nlr.Discoverer, len(c.Runs))
 	kept := make([][][]uint64, len(c.Runs))
@@ -100,20 +86,20 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 	for r := range c.Runs {
 		disc[r] = make([][]*nlr.Discoverer, len(c.IDs))
 		kept[r] = make([][]uint64, len(c.IDs))
-		err := c.pass(r, masks, func(i int) {
-			// The trace is decoded: its discoverers keep only their
-			// pass-1 NLRs (nlr.Discoverer.Seal).
-			for _, d := range disc[r][i] {
-				d.Seal()
+		if sm := c.sums[r]; sm != nil {
+			err := sm.discover(c, r, fs, ks, func(i int, ds []*nlr.Discoverer, n []uint64) {
+				disc[r][i], kept[r][i] = ds, n
+			})
+			if err != nil {
+				c.end()
+				return nil, err
 			}
-		}, func(i int) func(f int, events []trace.Symbol, calls int) {
-			ds := make([]*nlr.Discoverer, len(fs)*nk)
-			for j := range ds {
-				ds[j], _ = nlr.NewStructuralDiscoverer(ks[j%nk], masks[j/nk].Keep, fs[j/nk].KeepsReturns())
-				if quiet[j/nk] {
-					ds[j].QuietPolling(poll)
-				}
-			}
+			continue
+		}
+		ids := c.Runs[r].Traces()
+		err := c.stream(r, ids, masks, false, func(j int) func(f int, events []trace.Symbol, calls int) {
+			i, _ := c.Index(ids[j])
+			ds := newDiscoverers()
 			n := make([]uint64, len(fs))
 			disc[r][i], kept[r][i] = ds, n
 			return func(f int, events []trace.Symbol, calls int) {
@@ -122,6 +108,14 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 					ds[f*nk+k].PushEvents(events)
 				}
 			}
+		}, func(j int, _ []trace.Symbol) error {
+			// The trace is decoded: its discoverers keep only their
+			// pass-1 NLRs (nlr.Discoverer.Seal).
+			i, _ := c.Index(ids[j])
+			for _, d := range disc[r][i] {
+				d.Seal()
+			}
+			return nil
 		})
 		if err != nil {
 			c.end()
@@ -202,29 +196,67 @@ func (c *Comparison) compile(fs []*filters.Filter) []*filters.Mask {
 	return masks
 }
 
-// pass decodes every trace of run r once, in parallel. For each trace it
-// asks newSink(i) (i indexes IDs) for a sink, then hands the sink, chunk by
-// chunk, the calls each mask keeps, and calls done(i), when not nil, once
-// the trace is decoded. A sink is used by one goroutine only.
-func (c *Comparison) pass(r int, masks []*filters.Mask, done func(i int), newSink func(i int) func(f int, events []trace.Symbol, calls int)) error {
+// discoverers returns a function that makes the pass-1 discoverers of one
+// trace under fs × ks (filter-major), folding by call structure, with
+// polling quieted where a filter keeps polling calls (unless
+// Options.ExactPolling).
+func (c *Comparison) discoverers(fs []*filters.Filter, ks []int, masks []*filters.Mask) func() []*nlr.Discoverer {
+	nk := len(ks)
+	// quiet[f]: filter f keeps polling calls, whose stretches its
+	// discoverers read as once each (Polling); the others need no check.
+	quiet := make([]bool, len(fs))
+	var poll func(trace.Symbol) bool
+	if !c.opts.ExactPolling {
+		pm := Polling.Compile(c.Symbols)
+		poll = pm.Keep
+		for f, m := range masks {
+			for s := range c.Symbols.Len() {
+				if pm.Keep(trace.Symbol(s)) && m.Keep(trace.Symbol(s)) {
+					quiet[f] = true
+					break
+				}
+			}
+		}
+	}
+	return func() []*nlr.Discoverer {
+		ds := make([]*nlr.Discoverer, len(fs)*nk)
+		for j := range ds {
+			ds[j], _ = nlr.NewStructuralDiscoverer(ks[j%nk], masks[j/nk].Keep, fs[j/nk].KeepsReturns())
+			if quiet[j/nk] {
+				ds[j].QuietPolling(poll)
+			}
+		}
+		return ds
+	}
+}
+
+// stream decodes the traces ids of run r once each, in parallel. For trace
+// ids[j] it asks newSink(j) for a sink, then hands the sink, chunk by
+// chunk, the calls each mask keeps, and calls done(j, end) once the trace is
+// decoded; end is the call stack it ended in when ends is set, else nil. A
+// sink is used by one goroutine only.
+func (c *Comparison) stream(r int, ids []trace.ID, masks []*filters.Mask, ends bool,
+	newSink func(j int) func(f int, events []trace.Symbol, calls int), done func(j int, end []trace.Symbol) error) error {
 	run := c.Runs[r]
-	ids := run.Traces()
 	// One filter state per worker, reused trace after trace: its buffers
 	// grow once, not once a trace.
 	var pool sync.Pool
 	if _, err := filters.NewNests(masks); err != nil {
 		return err
 	}
-	return run.ForEach(ids, func(_ int, id trace.ID) error {
-		i, _ := c.Index(id)
-		sink := newSink(i)
+	return run.ForEach(ids, func(j int, id trace.ID) error {
+		sink := newSink(j)
 		nests, _ := pool.Get().(*filters.Nests)
 		if nests == nil {
 			nests, _ = filters.NewNests(masks) // checked above
 		}
 		nests.Reset()
 		defer pool.Put(nests)
+		var end []trace.Symbol
 		err := run.Stream(id, func(chunk []trace.Symbol) error {
+			if ends {
+				end = endOf(end, chunk)
+			}
 			nests.Append(chunk)
 			for f, out := range nests.Out {
 				if len(out) > 0 {
@@ -233,8 +265,8 @@ func (c *Comparison) pass(r int, masks []*filters.Mask, done func(i int), newSin
 			}
 			return nil
 		})
-		if err == nil && done != nil {
-			done(i)
+		if err == nil {
+			err = done(j, end)
 		}
 		return err
 	})
@@ -272,12 +304,18 @@ var errFound = errors.New("found")
 // CallStack returns the calls open in trace id of run r when it makes its
 // k-th call (counting from 0) that f keeps, outermost first, that call
 // last: where a diffNLR's first difference lies in the program. It is nil
-// when the trace makes fewer such calls.
+// when the trace makes fewer such calls. For a run opened from its summary,
+// the run summarised is read when it is at hand; otherwise the error wraps
+// decode.ErrNoEvents.
 func (c *Comparison) CallStack(r int, id trace.ID, f *filters.Filter, k uint64) ([]trace.Symbol, error) {
+	run := c.eventsOf(r)
+	if run == nil {
+		return nil, fmt.Errorf("%s: %w, and the run it summarises is not at %s from here (work in the directory summarize ran in, or give the runs themselves)", c.sums[r].s.Dir, decode.ErrNoEvents, c.sums[r].s.Run.Dir)
+	}
 	mask := f.Compile(c.Symbols)
 	var stack, found []trace.Symbol
 	var n uint64
-	err := c.Runs[r].Stream(id, func(chunk []trace.Symbol) error {
+	err := run.Stream(id, func(chunk []trace.Symbol) error {
 		for _, s := range chunk {
 			if s == trace.Return {
 				if len(stack) > 0 {

@@ -64,3 +64,32 @@ func LaunchID(getenv func(string) string, host string, pid int, start time.Time)
 	}
 	return fmt.Sprintf("host=%s,pid=%d,start=%d", host, pid, start.UnixNano())
 }
+
+// sizeVars pair each variable of rankVars with the one its launcher sets
+// to the number of processes ("" where the launcher sets none).
+var sizeVars = map[string]string{
+	"OMPI_COMM_WORLD_RANK": "OMPI_COMM_WORLD_SIZE",
+	"PMI_RANK":             "PMI_SIZE",
+	"PMIX_RANK":            "",
+	"SLURM_PROCID":         "SLURM_NTASKS",
+	"MV2_COMM_WORLD_RANK":  "MV2_COMM_WORLD_SIZE",
+}
+
+// LaunchFromEnv returns this process's rank and the number of processes
+// its launcher started, as the launcher's environment says; outside a
+// launcher, rank 0 of 1.
+func LaunchFromEnv(getenv func(string) string) (rank, size int, err error) {
+	rank, v, err := RankFromEnv(getenv)
+	if err != nil || v == "" {
+		return rank, 1, err
+	}
+	sv := sizeVars[v]
+	if sv == "" || getenv(sv) == "" {
+		return 0, 0, fmt.Errorf("the launcher set %s but not how many processes it started (%s)", v, map[bool]string{true: "no variable for it", false: sv}[sv == ""])
+	}
+	size, err = strconv.Atoi(getenv(sv))
+	if err != nil || size < 1 || rank >= size {
+		return 0, 0, fmt.Errorf("%s=%q with %s=%q: not a rank among that many processes", sv, getenv(sv), v, getenv(v))
+	}
+	return rank, size, nil
+}

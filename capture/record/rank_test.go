@@ -55,3 +55,31 @@ func TestLaunchID(t *testing.T) {
 		t.Error("two runs outside a launcher share a launch id")
 	}
 }
+
+func TestLaunchFromEnv(t *testing.T) {
+	cases := []struct {
+		env        map[string]string
+		rank, size int
+		err        string
+	}{
+		{nil, 0, 1, ""},
+		{map[string]string{"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "8"}, 3, 8, ""},
+		{map[string]string{"SLURM_PROCID": "0", "SLURM_NTASKS": "128"}, 0, 128, ""},
+		{map[string]string{"PMI_RANK": "1", "PMI_SIZE": "2"}, 1, 2, ""},
+		{map[string]string{"OMPI_COMM_WORLD_RANK": "3"}, 0, 0, "OMPI_COMM_WORLD_SIZE"},
+		{map[string]string{"PMIX_RANK": "3"}, 0, 0, "no variable for it"},
+		{map[string]string{"SLURM_PROCID": "4", "SLURM_NTASKS": "4"}, 0, 0, "not a rank among"},
+	}
+	for _, c := range cases {
+		r, s, err := LaunchFromEnv(func(k string) string { return c.env[k] })
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%v: %v, want an error saying %q", c.env, err, c.err)
+			}
+			continue
+		}
+		if err != nil || r != c.rank || s != c.size {
+			t.Errorf("%v: rank %d of %d, %v; want %d of %d", c.env, r, s, err, c.rank, c.size)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/filters"
@@ -291,9 +293,12 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
-	parts, err := firstDifferences(c, n, threads)
+	parts, noStacks, err := firstDifferences(c, n, threads)
 	if err != nil {
 		return err
+	}
+	if noStacks != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: where the first difference lies in the program is left out: %v\n", noStacks)
 	}
 	for _, p := range parts {
 		pic.Notes = append(pic.Notes, p.text)
@@ -475,8 +480,19 @@ type parting struct {
 // firstDifferences says, for each thread whose calls changed, where its
 // runs first part (diffnlr.FirstDifference), with the call stack there:
 // the normal run's, or the faulty run's where the normal trace has ended.
-func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]parting, error) {
-	var out []parting
+//
+// For runs given as summaries, the call stacks come from the runs they
+// summarise; where those are not at hand the stacks are left out and
+// noStacks holds why.
+func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) (out []parting, noStacks error, err error) {
+	callStack := func(r int, id trace.ID, f *filters.Filter, k uint64) ([]trace.Symbol, error) {
+		st, err := c.CallStack(r, id, f, k)
+		if errors.Is(err, decode.ErrNoEvents) {
+			noStacks = err
+			return nil, nil
+		}
+		return st, err
+	}
 	for _, t := range threads {
 		i, _ := c.Index(t)
 		// With noisy loop counts (further normal runs), the normal
@@ -484,7 +500,7 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 		// counts back to the normal run's for the call stack.
 		blocks, normal, err := n.Diff(i)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		f, ok := diffnlr.FirstDifference(n.Table, normal, n.Seq(rank.Faulty, i))
 		if !ok {
@@ -495,13 +511,13 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 		// the alignment parts right there (f.Common calls in common: the
 		// faulty run's next call is the pair's second).
 		if np, at, ok := n.NewPair(i); ok && at != f.Common {
-			stack, err := c.CallStack(rank.Faulty, t, n.Filter, np.Call)
+			stack, err := callStack(rank.Faulty, t, n.Filter, np.Call)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			prev, err := c.CallStack(rank.Faulty, t, n.Filter, np.Call-1)
+			prev, err := callStack(rank.Faulty, t, n.Filter, np.Call-1)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
@@ -541,12 +557,12 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 		var stack []trace.Symbol
 		switch {
 		case !f.NormalEnded && c.Has(rank.Normal, i):
-			stack, err = c.CallStack(rank.Normal, t, n.Filter, n.NormalCall(i, blocks, f.Common))
+			stack, err = callStack(rank.Normal, t, n.Filter, n.NormalCall(i, blocks, f.Common))
 		case !f.FaultyEnded && !n.Patched(i) && c.Has(rank.Faulty, i):
-			stack, err = c.CallStack(rank.Faulty, t, n.Filter, f.Common)
+			stack, err = callStack(rank.Faulty, t, n.Filter, f.Common)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(stack) > 0 {
 			stack = stack[:len(stack)-1] // the callers of the call that differs
@@ -557,7 +573,7 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) ([]pa
 		}
 		out = append(out, parting{trace: t, first: f, stack: stack, text: line})
 	}
-	return out, nil
+	return out, noStacks, nil
 }
 
 // labels names the symbols of stack.

@@ -78,6 +78,9 @@ differs after learning from the others), and is a suspect only where its
 change is at least twice its floor; the table shows the top thread's score
 and floor.
 
+Any run may be given as its summary (difftrace summarize, which reads a large
+run in parallel under the MPI launcher): the ranking is the same.
+
 rank remembers the runs and parameters in .difftrace/ (session.json and
 ranking.json, in the current directory), so "difftrace diffnlr 5" can follow
 without repeating them.`,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/summary"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -75,6 +76,9 @@ func (c *eventCount) Set(s string) error {
 
 // open opens the run directory dir with a fresh symbol table.
 func (f *readFlags) open(cmd *cobra.Command, dir string) (*decode.Run, error) {
+	if err := notSummary(cmd, dir); err != nil {
+		return nil, err
+	}
 	if err := waitRecorded(cmd, dir); err != nil {
 		return nil, err
 	}
@@ -100,6 +104,14 @@ func waitRecorded(cmd *cobra.Command, dirs ...string) error {
 	return nil
 }
 
+// notSummary refuses a summary directory to a command that reads events.
+func notSummary(cmd *cobra.Command, dir string) error {
+	if summary.Is(dir) {
+		return fmt.Errorf("%s: is a summary (difftrace summarize), which rank, hang, nlr, jsm, lattice and diffnlr read; %s reads the run itself: give the run directory", dir, cmd.Name())
+	}
+	return nil
+}
+
 // openWithProgress opens dir like open, and shows a progress bar on stderr,
 // when it is a terminal, while the run's traces are decoded. done removes
 // the bar.
@@ -113,6 +125,9 @@ func (f *readFlags) openWithProgress(cmd *cobra.Command, dir string) (run *decod
 				bar.Add(1)
 			}
 		}
+	}
+	if err := notSummary(cmd, dir); err != nil {
+		return nil, nil, err
 	}
 	if err := waitRecorded(cmd, dir); err != nil {
 		return nil, nil, err

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/capture/record"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/hang"
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/summary"
+)
+
+type summarizeFlags struct {
+	readFlags
+	filters []string
+	ks      []int
+	custom  string
+	out     string
+}
+
+func newSummarizeCmd() *cobra.Command {
+	var f summarizeFlags
+	cmd := &cobra.Command{
+		Use:   "summarize RUN -o DIR",
+		Short: "Summarise a run's traces for rank, in parallel under an MPI launcher",
+		Long: `summarize reads the traces of a run and writes what rank keeps of each: the
+calls each filter keeps, the loops found in them (the first pass of
+nested-loop recognition) under each filter and K, and the call stack the
+trace ended in. Identical summaries are stored once. rank, hang, nlr and the
+other analyses accept the summary directory wherever they accept the run,
+and rank gives the same ranking from the summaries of two runs as from the
+runs (--format json, byte for byte).
+
+Started under an MPI launcher, each launcher process summarises its share of
+the traces and writes its own part into DIR, so a run of 100,000 traces is
+read by as many processes as the job has, where the traces are, and only
+the summaries cross the filesystem:
+
+  mpirun -np 64 difftrace summarize normal/ -o normal.sum
+  srun -n 64 difftrace summarize faulty/ -o faulty.sum
+  difftrace rank normal.sum faulty.sum
+
+The rank and the number of processes come from the launcher's environment
+(OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE, SLURM_PROCID/NTASKS,
+MV2_COMM_WORLD_RANK/SIZE); without a launcher, one process summarises all.
+DIR is made if need be; it must hold nothing but a summary.
+
+By default the summary covers every filter preset, and the hang analysis's
+filter, at K = 10: rank's default grid. A rank that asks for another filter
+or K than the summary holds says so; summarise with --filters and --k naming
+them (and --custom as rank gets it).`,
+		Example: `  difftrace summarize testdata/runs/oddeven-normal -o /tmp/normal.sum
+  mpirun -np 8 difftrace summarize faulty/ -o faulty.sum --k 10,50
+  difftrace rank normal.sum faulty.sum`,
+		Args:              runArgs(1, 1),
+		ValidArgsFunction: completeRunDirs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.out == "" {
+				return fmt.Errorf("-o DIR: name the directory to write the summary to")
+			}
+			index, of, err := record.LaunchFromEnv(os.Getenv)
+			if err != nil {
+				return fmt.Errorf("%v; start summarize under mpirun or srun, or alone", err)
+			}
+			fs, err := f.grid()
+			if err != nil {
+				return err
+			}
+			if err := prepareSummaryDir(f.out, of); err != nil {
+				return err
+			}
+			c, err := f.openComparison(cmd, args)
+			if err != nil {
+				return err
+			}
+			if c.Summarized(0) {
+				return fmt.Errorf("%s: is a summary already; give the run directory", args[0])
+			}
+			p, err := c.Summarize(0, fs, f.ks, index, of)
+			if err != nil {
+				return err
+			}
+			if err := summary.Write(f.out, p); err != nil {
+				return err
+			}
+			if index == 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: summary of %s written by %d process(es), %d filters × %d K\n",
+					f.out, args[0], of, len(fs), len(f.ks))
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	f.registerPolling(cmd)
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.filters, "filters", nil, "filters to summarise, comma-separated (default: every preset and the hang analysis's filter)")
+	fl.IntSliceVar(&f.ks, "k", rank.DefaultKs, "values of K (longest loop body) to summarise")
+	fl.StringVar(&f.custom, "custom", "", "a regular expression of function names added to every filter, as rank --custom")
+	fl.StringVarP(&f.out, "output", "o", "", "the directory to write the summary to")
+	filterSpecs(cmd, "filters")
+	return cmd
+}
+
+// grid returns the filters to summarise.
+func (f *summarizeFlags) grid() ([]*filters.Filter, error) {
+	for _, k := range f.ks {
+		if k < 1 || k > nlr.MaxK {
+			return nil, fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", k, nlr.MaxK)
+		}
+	}
+	if len(f.filters) == 0 {
+		fs, err := rank.SummaryGrid(f.custom, []*filters.Filter{filters.MustParse(hang.DefaultFilter)})
+		if err != nil {
+			return nil, fmt.Errorf("--custom: %v", err)
+		}
+		return fs, nil
+	}
+	var fs []*filters.Filter
+	for _, spec := range f.filters {
+		flt, err := filters.Parse(rank.WithCustom(strings.TrimSpace(spec), f.custom))
+		if err != nil {
+			return nil, fmt.Errorf("--filters: %v", err)
+		}
+		fs = append(fs, flt)
+	}
+	return fs, nil
+}
+
+// prepareSummaryDir makes dir if need be, and refuses one that holds
+// anything but summary parts; parts of a summary made by another number of
+// processes go (this one replaces them).
+func prepareSummaryDir(dir string, of int) error {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		name := e.Name()
+		var i, n int
+		if _, err := fmt.Sscanf(name, "part-%d-of-%d.dts", &i, &n); err == nil && name == summary.PartName(i, n) {
+			if n != of {
+				if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
+					return err
+				}
+			}
+			continue
+		}
+		if strings.HasPrefix(name, ".part-") {
+			continue // another process's part being written
+		}
+		return fmt.Errorf("%s: holds %s, which is not part of a summary; give an empty or new directory to -o", dir, name)
+	}
+	return nil
+}

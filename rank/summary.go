@@ -1,0 +1,263 @@
+package rank
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/parallel"
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/summary"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// summarized is a run opened from its summary (difftrace summarize): its
+// traces are read from the summary, not decoded.
+type summarized struct {
+	s      *summary.Summary
+	sym    []trace.Symbol // the summary's symbols in the comparison's table
+	traces map[trace.ID]summarizedTrace
+
+	once   sync.Once
+	events *decode.Run // the run summarised, when at hand (eventsOf)
+}
+
+type summarizedTrace struct {
+	t    *summary.Trace
+	part *summary.Part
+}
+
+// openSummary opens the summary in dir as a run of c.
+func (c *Comparison) openSummary(dir string) (*decode.Run, *summarized, error) {
+	s, err := summary.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.Grid.ExactPolling != c.opts.ExactPolling {
+		want := "without"
+		if c.opts.ExactPolling {
+			want = "with"
+		}
+		return nil, nil, fmt.Errorf("%s: the summary was made %s --exact-polling; give the same option to both, or summarize the run again %s it",
+			dir, map[bool]string{true: "with", false: "without"}[s.Grid.ExactPolling], want)
+	}
+	run, sym, err := decode.FromHeader(s.Run, c.Symbols)
+	if err != nil {
+		return nil, nil, err
+	}
+	sm := &summarized{s: s, sym: sym, traces: map[trace.ID]summarizedTrace{}}
+	for _, p := range s.Parts {
+		for i := range p.Traces {
+			sm.traces[p.Traces[i].ID] = summarizedTrace{&p.Traces[i], p}
+		}
+	}
+	return run, sm, nil
+}
+
+// Summarized reports whether run r was opened from its summary.
+func (c *Comparison) Summarized(r int) bool { return c.sums[r] != nil }
+
+// discover gives, for every trace of summarised run r, its pass-1 NLRs under
+// fs × ks (filter-major) and the calls each filter kept, as decoding it
+// would (Recognize).
+func (sm *summarized) discover(c *Comparison, r int, fs []*filters.Filter, ks []int,
+	set func(i int, ds []*nlr.Discoverer, kept []uint64)) error {
+	where := make([]int, len(fs)*len(ks))
+	fi := make([]int, len(fs))
+	for f, flt := range fs {
+		for k, K := range ks {
+			fx, cx, err := sm.s.Where(flt.Name(), K)
+			if err != nil {
+				return err
+			}
+			fi[f], where[f*len(ks)+k] = fx, cx
+		}
+	}
+	sym := func(s trace.Symbol) (trace.Symbol, bool) {
+		if int(s) >= len(sm.sym) {
+			return 0, false
+		}
+		return sm.sym[s], true
+	}
+	ids := c.Runs[r].Traces()
+	return parallel.For(len(ids), c.opts.Workers, func(j int) error {
+		defer c.step()
+		st := sm.traces[ids[j]]
+		i, _ := c.Index(ids[j])
+		ds := make([]*nlr.Discoverer, len(where))
+		for x, cx := range where {
+			d, err := nlr.UnmarshalDiscoverer(st.part.Classes[st.t.Classes[cx]], sym)
+			if err != nil {
+				return fmt.Errorf("%s: trace %s: %w", sm.s.Dir, ids[j], err)
+			}
+			ds[x] = d
+		}
+		kept := make([]uint64, len(fs))
+		for f := range fs {
+			kept[f] = st.t.Kept[fi[f]]
+		}
+		set(i, ds, kept)
+		return nil
+	})
+}
+
+// EndStack returns the call stack trace id of run r ended in, outermost
+// first: from the summary, or by reading the trace.
+func (c *Comparison) EndStack(r int, id trace.ID) ([]trace.Symbol, error) {
+	if sm := c.sums[r]; sm != nil {
+		st, ok := sm.traces[id]
+		if !ok {
+			return nil, fmt.Errorf("%s: no trace %s in the summary", sm.s.Dir, id)
+		}
+		out := make([]trace.Symbol, len(st.t.End))
+		for j, s := range st.t.End {
+			out[j] = sm.sym[s]
+		}
+		return out, nil
+	}
+	var st []trace.Symbol
+	err := c.Runs[r].Stream(id, func(chunk []trace.Symbol) error {
+		st = endOf(st, chunk)
+		return nil
+	})
+	return st, err
+}
+
+// endOf follows the call stack through chunk.
+func endOf(st, chunk []trace.Symbol) []trace.Symbol {
+	for _, s := range chunk {
+		if s == trace.Return {
+			if len(st) > 0 {
+				st = st[:len(st)-1]
+			}
+		} else {
+			st = append(st, s)
+		}
+	}
+	return st
+}
+
+// SummaryGrid returns the filters and K a summary is made for by default:
+// every filter of DefaultFilters(custom) and the extra ones (such as the
+// hang analysis's), at each K of ks, none twice.
+func SummaryGrid(custom string, extra []*filters.Filter) ([]*filters.Filter, error) {
+	fs, err := DefaultFilters(custom)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range extra {
+		if !slices.ContainsFunc(fs, func(g *filters.Filter) bool { return g.Name() == f.Name() }) {
+			fs = append(fs, f)
+		}
+	}
+	return fs, nil
+}
+
+// Summarize reads share index of of the traces of run r (the traces
+// index*n/of to (index+1)*n/of−1 of its n, in run order) and returns their
+// summary under fs × ks: what Recognize and the hang analysis read of each,
+// with identical pass-1 NLRs stored once. Part 0 also holds the run's
+// header.
+func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of int) (*summary.Part, error) {
+	if of < 1 || index < 0 || index >= of {
+		return nil, fmt.Errorf("rank: part %d of %d cannot be", index, of)
+	}
+	if c.sums[r] != nil {
+		return nil, fmt.Errorf("%s: is a summary already; summarize the run itself", c.Runs[r].Dir)
+	}
+	run := c.Runs[r]
+	all := run.Traces()
+	ids := all[index*len(all)/of : (index+1)*len(all)/of]
+	p := &summary.Part{Index: index, Of: of, Grid: summary.Grid{Ks: slices.Clone(ks), ExactPolling: c.opts.ExactPolling}}
+	for _, f := range fs {
+		p.Grid.Filters = append(p.Grid.Filters, f.Name())
+	}
+	masks := c.compile(fs)
+	newDiscoverers := c.discoverers(fs, ks, masks)
+	p.Traces = make([]summary.Trace, len(ids))
+	classes := make([][][]byte, len(ids))
+	dsOf := make([][]*nlr.Discoverer, len(ids))
+	nk := len(ks)
+	c.begin("summarising traces", len(ids))
+	err := c.stream(r, ids, masks, true, func(j int) func(f int, events []trace.Symbol, calls int) {
+		ds := newDiscoverers()
+		dsOf[j] = ds
+		kept := make([]uint64, len(fs))
+		p.Traces[j] = summary.Trace{ID: ids[j], Kept: kept}
+		return func(f int, events []trace.Symbol, calls int) {
+			kept[f] += uint64(calls)
+			for k := range nk {
+				ds[f*nk+k].PushEvents(events)
+			}
+		}
+	}, func(j int, end []trace.Symbol) error {
+		p.Traces[j].End = end
+		for _, d := range dsOf[j] {
+			d.Seal()
+			b, err := d.AppendBinary(nil)
+			if err != nil {
+				return err
+			}
+			classes[j] = append(classes[j], b)
+		}
+		dsOf[j] = nil
+		c.step()
+		return nil
+	})
+	c.end()
+	if err != nil {
+		return nil, err
+	}
+	// Identical pass-1 NLRs are stored once.
+	index2 := map[string]int32{}
+	for j := range ids {
+		t := &p.Traces[j]
+		for _, b := range classes[j] {
+			x, ok := index2[string(b)]
+			if !ok {
+				x = int32(len(p.Classes))
+				index2[string(b)] = x
+				p.Classes = append(p.Classes, b)
+			}
+			t.Classes = append(t.Classes, x)
+		}
+	}
+	h := run.Header()
+	p.Names, p.NamesSum = len(h.Names), summary.NamesSum(h.Names)
+	for j := range p.Traces {
+		p.Traces[j].Note = h.TraceNotes[ids[j]]
+	}
+	if index == 0 {
+		h.TraceNotes = nil // each part keeps its traces' notes
+		p.Run = h
+	}
+	return p, nil
+}
+
+// eventsOf returns the run whose events stand for run r's: r itself, or for
+// a summary, the run it summarises when that directory is still where
+// summarize read it and holds the same traces. It is nil when there is
+// none.
+func (c *Comparison) eventsOf(r int) *decode.Run {
+	sm := c.sums[r]
+	if sm == nil {
+		return c.Runs[r]
+	}
+	sm.once.Do(func() {
+		run, err := decode.Open(sm.s.Run.Dir, c.Symbols, decode.Options{MaxEvents: c.opts.MaxEvents, Workers: c.opts.Workers})
+		if err != nil || !slices.Equal(run.Traces(), c.Runs[r].Traces()) {
+			return
+		}
+		for _, id := range run.Traces() {
+			a, _ := run.Trace(id)
+			b, _ := c.Runs[r].Trace(id)
+			if a.Bytes != b.Bytes {
+				return
+			}
+		}
+		sm.events = run
+	})
+	return sm.events
+}

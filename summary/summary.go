@@ -1,0 +1,300 @@
+// Package summary holds the summaries of a run's traces that difftrace
+// summarize writes and rank reads in place of the traces: per trace, what
+// the analysis keeps of it once it is decoded (the calls each filter kept,
+// the pass-1 nested-loop representation under each filter and K, the call
+// stack it ended in), with identical summaries stored once (classes).
+//
+// A summary directory holds one part per process that wrote it,
+// part-<i>-of-<n>.dts: summarize runs under the user's MPI launcher, each
+// launcher process summarising its share of the traces, so that only
+// summaries cross the shared filesystem. Part 0 also holds what the run
+// says about itself (decode.Header). Open reads every part and checks that
+// they belong together.
+//
+// A part is the magic "difftrace-summary\n", a version byte, a gob
+// encoding of Part, and a CRC-32 (Castagnoli, big-endian) of everything
+// before it.
+package summary
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/atomicfile"
+	"github.com/difftrace/difftrace/trace"
+)
+
+const (
+	magic   = "difftrace-summary\n"
+	version = 1
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Grid is what a summary was computed for: the filters (by their spec,
+// filters.Filter.Name), the values of K, and whether polling counted.
+type Grid struct {
+	Filters      []string
+	Ks           []int
+	ExactPolling bool
+}
+
+// Part is one process's share of a summary.
+type Part struct {
+	Index, Of int
+	Grid      Grid
+	// Run is what the run says about itself; only part 0 holds it, the
+	// others hold its zero value.
+	Run decode.Header
+	// Names counts the names of the run's symbol table and NamesSum is a
+	// checksum of them: every part numbers symbols alike, and Open checks
+	// it.
+	Names    int
+	NamesSum uint32
+	Traces   []Trace
+	// Classes are the distinct pass-1 NLRs (nlr.Discoverer.AppendBinary)
+	// of the part's traces.
+	Classes [][]byte
+}
+
+// Trace is the summary of one trace.
+type Trace struct {
+	ID trace.ID
+	// Kept[f] counts the calls filter Grid.Filters[f] kept.
+	Kept []uint64
+	// Classes[f*len(Ks)+k] indexes Part.Classes: the trace's pass-1 NLR
+	// under filter f and K Grid.Ks[k].
+	Classes []int32
+	// End is the call stack the trace ended in, outermost first, in the
+	// run's symbols.
+	End []trace.Symbol
+	// Note is what reading the trace found against the run's manifest
+	// (decode.Run.TraceNotes), if anything.
+	Note string
+}
+
+// NamesSum returns the checksum Part.NamesSum keeps of a run's names.
+func NamesSum(names []trace.Name) uint32 {
+	var b bytes.Buffer
+	for _, n := range names {
+		for _, s := range []string{n.Image, n.Func, n.Linked, n.Short, n.Untemplated} {
+			b.WriteString(s)
+			b.WriteByte(0)
+		}
+	}
+	return crc32.Checksum(b.Bytes(), castagnoli)
+}
+
+// PartName returns the file name of part i of n.
+func PartName(i, n int) string { return fmt.Sprintf("part-%d-of-%d.dts", i, n) }
+
+var partRE = regexp.MustCompile(`^part-(\d+)-of-(\d+)\.dts$`)
+
+// Encode returns the file contents of p.
+func Encode(p *Part) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(magic)
+	b.WriteByte(version)
+	if err := gob.NewEncoder(&b).Encode(p); err != nil {
+		return nil, fmt.Errorf("summary: encoding part %d of %d: %w", p.Index, p.Of, err)
+	}
+	return binary.BigEndian.AppendUint32(b.Bytes(), crc32.Checksum(b.Bytes(), castagnoli)), nil
+}
+
+// Decode reads a part from the file contents b; name is the file's name,
+// for errors.
+func Decode(name string, b []byte) (*Part, error) {
+	if len(b) < len(magic)+1+4 || string(b[:len(magic)]) != magic {
+		return nil, fmt.Errorf("%s: not a difftrace summary part (summarize the run again)", name)
+	}
+	if v := b[len(magic)]; v != version {
+		return nil, fmt.Errorf("%s: a summary of version %d, this difftrace reads version %d: summarize the run again with this version", name, v, version)
+	}
+	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, fmt.Errorf("%s: the file is damaged (its checksum does not match; %d bytes): summarize the run again", name, len(b))
+	}
+	p := new(Part)
+	if err := gob.NewDecoder(bytes.NewReader(body[len(magic)+1:])).Decode(p); err != nil {
+		return nil, fmt.Errorf("%s: reading the summary: %w (summarize the run again)", name, err)
+	}
+	return p, nil
+}
+
+// Is reports whether dir holds a summary (any part file).
+func Is(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "part-*-of-*.dts"))
+	for _, f := range m {
+		if partRE.MatchString(filepath.Base(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Summary is a whole summary: every part of it, read and checked.
+type Summary struct {
+	Dir   string
+	Grid  Grid
+	Run   decode.Header
+	Parts []*Part
+}
+
+// Open reads the summary in dir: every part, which must all be there, of
+// one summary (the same number of parts, grid and names), each trace once.
+func Open(dir string) (*Summary, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	of := -1
+	var names []string
+	for _, e := range ents {
+		m := partRE.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[2])
+		if of >= 0 && n != of {
+			return nil, fmt.Errorf("%s: holds parts of summaries made by %d and by %d processes; remove the directory and summarize the run again", dir, of, n)
+		}
+		of = n
+		names = append(names, e.Name())
+	}
+	if of < 0 {
+		return nil, fmt.Errorf("%s: no summary parts (part-<i>-of-<n>.dts) in the directory; give a run, or a directory difftrace summarize wrote", dir)
+	}
+	s := &Summary{Dir: dir, Parts: make([]*Part, of)}
+	for _, name := range names {
+		m := partRE.FindStringSubmatch(name)
+		i, _ := strconv.Atoi(m[1])
+		if i >= of {
+			return nil, fmt.Errorf("%s: part %d of %d cannot be; remove the directory and summarize the run again", filepath.Join(dir, name), i, of)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		p, err := Decode(filepath.Join(dir, name), b)
+		if err != nil {
+			return nil, err
+		}
+		if p.Index != i || p.Of != of {
+			return nil, fmt.Errorf("%s: the file says it is part %d of %d; it was renamed, or is damaged", filepath.Join(dir, name), p.Index, p.Of)
+		}
+		s.Parts[i] = p
+	}
+	var missing []int
+	for i, p := range s.Parts {
+		if p == nil {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s: parts %v of %d are missing (a summarize process failed or is still writing); run summarize again with the same number of processes", dir, missing, of)
+	}
+	p0 := s.Parts[0]
+	s.Grid, s.Run = p0.Grid, p0.Run
+	if len(s.Run.Names) != p0.Names || NamesSum(s.Run.Names) != p0.NamesSum {
+		return nil, fmt.Errorf("%s: part 0 is damaged (its names do not match its checksum)", dir)
+	}
+	seen := map[trace.ID]int{}
+	for i, p := range s.Parts {
+		if !sameGrid(p.Grid, s.Grid) {
+			return nil, fmt.Errorf("%s: part %d was summarised with other filters or K than part 0; summarize the run again", dir, i)
+		}
+		if p.Names != p0.Names || p.NamesSum != p0.NamesSum {
+			return nil, fmt.Errorf("%s: part %d names the run's functions otherwise than part 0 (parts of different runs?); summarize the run again", dir, i)
+		}
+		nf, nc := len(s.Grid.Filters), len(s.Grid.Filters)*len(s.Grid.Ks)
+		for _, t := range p.Traces {
+			if j, dup := seen[t.ID]; dup {
+				return nil, fmt.Errorf("%s: trace %s is in parts %d and %d; summarize the run again", dir, t.ID, j, i)
+			}
+			seen[t.ID] = i
+			if len(t.Kept) != nf || len(t.Classes) != nc {
+				return nil, fmt.Errorf("%s: part %d: the summary of trace %s is incomplete", dir, i, t.ID)
+			}
+			for _, c := range t.Classes {
+				if c < 0 || int(c) >= len(p.Classes) {
+					return nil, fmt.Errorf("%s: part %d: trace %s names class %d of %d", dir, i, t.ID, c, len(p.Classes))
+				}
+			}
+			for _, sym := range t.End {
+				if int(sym) >= p.Names {
+					return nil, fmt.Errorf("%s: part %d: trace %s ended in function %d of %d", dir, i, t.ID, sym, p.Names)
+				}
+			}
+		}
+	}
+	s.Run.TraceNotes = map[trace.ID]string{}
+	for _, p := range s.Parts {
+		for _, t := range p.Traces {
+			if t.Note != "" {
+				s.Run.TraceNotes[t.ID] = t.Note
+			}
+		}
+	}
+	var want []trace.ID
+	for _, hp := range s.Run.Procs {
+		for _, ht := range hp.Threads {
+			want = append(want, trace.ID{Proc: hp.Index, Thread: ht.Thread})
+		}
+	}
+	var lacking []string
+	for _, id := range want {
+		if _, ok := seen[id]; !ok {
+			lacking = append(lacking, id.String())
+		}
+	}
+	if len(lacking) > 0 || len(seen) != len(want) {
+		return nil, fmt.Errorf("%s: the parts summarise %d traces, the run has %d (missing: %v); summarize the run again", dir, len(seen), len(want), lacking[:min(len(lacking), 8)])
+	}
+	return s, nil
+}
+
+func sameGrid(a, b Grid) bool {
+	return slices.Equal(a.Filters, b.Filters) && slices.Equal(a.Ks, b.Ks) && a.ExactPolling == b.ExactPolling
+}
+
+// Where returns the position of filter spec and K in the grid's
+// Trace.Classes, or an error that says how to summarise for them.
+func (s *Summary) Where(filter string, k int) (f, c int, err error) {
+	f = slices.Index(s.Grid.Filters, filter)
+	ki := slices.Index(s.Grid.Ks, k)
+	if f < 0 || ki < 0 {
+		return 0, 0, fmt.Errorf("%s: the summary has no filter %s at K = %d (it has filters %v, K %v); summarize the run again with --filters and --k naming it, or give the run itself",
+			s.Dir, filter, k, s.Grid.Filters, s.Grid.Ks)
+	}
+	return f, f*len(s.Grid.Ks) + ki, nil
+}
+
+// Write writes p into dir as its part file, whole or not at all (a reader
+// never sees half a part), making dir if need be.
+func Write(dir string, p *Part) error {
+	b, err := Encode(p)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(filepath.Join(dir, PartName(p.Index, p.Of)))
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.Write(b); err != nil {
+		return err
+	}
+	return f.Commit()
+}

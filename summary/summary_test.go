@@ -1,0 +1,98 @@
+package summary
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/trace"
+)
+
+func testParts(of int) []*Part {
+	names := []trace.Name{{}, {Image: trace.Program, Func: "main"}, {Image: "libmpi.so.40", Func: "MPI_Send"}}
+	h := decode.Header{Dir: "runs/x", Format: decode.FormatRun, Names: names, Functions: []trace.Symbol{1, 2}}
+	grid := Grid{Filters: []string{"mpi", "all"}, Ks: []int{10}}
+	var parts []*Part
+	for i := range of {
+		p := &Part{Index: i, Of: of, Grid: grid, Names: len(names), NamesSum: NamesSum(names),
+			Classes: [][]byte{{1, 2, 3}}}
+		if i == 0 {
+			p.Run = h
+		}
+		h.Procs = append(h.Procs, decode.HeaderProcess{Index: i, Rank: -1, Threads: []decode.HeaderTrace{{Thread: 0}}})
+		p.Traces = []Trace{{ID: trace.ID{Proc: i}, Kept: []uint64{4, 9}, Classes: []int32{0, 0}, End: []trace.Symbol{1}}}
+		parts = append(parts, p)
+	}
+	parts[0].Run = h
+	return parts
+}
+
+func TestWriteOpen(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range testParts(3) {
+		if err := Write(dir, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Parts) != 3 || s.Run.Dir != "runs/x" || len(s.Run.Procs) != 3 || s.Parts[2].Traces[0].Kept[1] != 9 {
+		t.Fatalf("read back %+v", s)
+	}
+	if _, c, err := s.Where("all", 10); err != nil || c != 1 {
+		t.Errorf("Where(all, 10) = %d, %v", c, err)
+	}
+	if _, _, err := s.Where("omp", 10); err == nil || !strings.Contains(err.Error(), "--filters") {
+		t.Errorf("Where(omp, 10): %v", err)
+	}
+	if !Is(dir) || Is(t.TempDir()) {
+		t.Error("Is")
+	}
+}
+
+// Each way a summary directory can be wrong is an error naming the file
+// and what to do.
+func TestOpenDamaged(t *testing.T) {
+	cases := []struct {
+		name string
+		do   func(dir string)
+		want string
+	}{
+		{"missing part", func(dir string) { os.Remove(filepath.Join(dir, PartName(1, 3))) }, "parts [1] of 3 are missing"},
+		{"flipped byte", func(dir string) {
+			p := filepath.Join(dir, PartName(2, 3))
+			b, _ := os.ReadFile(p)
+			b[40] ^= 1
+			os.WriteFile(p, b, 0o644)
+		}, "part-2-of-3.dts: the file is damaged"},
+		{"cut short", func(dir string) {
+			p := filepath.Join(dir, PartName(0, 3))
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, b[:len(b)/2], 0o644)
+		}, "part-0-of-3.dts: the file is damaged"},
+		{"not a summary", func(dir string) { os.WriteFile(filepath.Join(dir, PartName(1, 3)), []byte("hello"), 0o644) }, "not a difftrace summary part"},
+		{"renamed", func(dir string) {
+			os.Rename(filepath.Join(dir, PartName(1, 3)), filepath.Join(dir, "part-7-of-9.dts"))
+		}, "summaries made by 3 and by 9 processes"},
+		{"two sizes", func(dir string) {
+			Write(dir, testParts(2)[1])
+		}, "made by 3 and by 2 processes"},
+	}
+	for _, tc := range cases {
+		dir := t.TempDir()
+		for _, p := range testParts(3) {
+			if err := Write(dir, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tc.do(dir)
+		_, err := Open(dir)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
