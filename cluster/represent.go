@@ -6,9 +6,10 @@ package cluster
 // those chosen (the first of equals), until l are chosen or every point is
 // at distance 0 from one. It returns the chosen points in order, and for
 // every point the index (in reps) of its nearest representative, the first
-// of equals. dist is a distance between points; it is asked O(k·l) times.
-// Deterministic: the same input gives the same choice.
-func Representatives(k, l int, weight []int, dist func(p, q int) float64) (reps []int, of []int) {
+// of equals. row(dst, p) returns the distances from point p to every point
+// (in dst, grown as need be); it is asked at most l times. Deterministic: the
+// same input gives the same choice.
+func Representatives(k, l int, weight []int, row func(dst []float64, p int) []float64) (reps []int, of []int) {
 	if k == 0 {
 		return nil, nil
 	}
@@ -21,12 +22,14 @@ func Representatives(k, l int, weight []int, dist func(p, q int) float64) (reps 
 		}
 	}
 	next := first
+	var dist []float64
 	for len(reps) < l {
 		r := len(reps)
 		reps = append(reps, next)
 		far, farDist := -1, 0.0
+		dist = row(dist, next)
 		for p := range k {
-			d := dist(next, p)
+			d := dist[p]
 			if r == 0 || d < near[p] {
 				near[p], of[p] = d, r
 			}

@@ -20,7 +20,13 @@ func TestRepresentatives(t *testing.T) {
 		}
 		dist := func(p, q int) float64 { return math.Hypot(xs[p]-xs[q], ys[p]-ys[q]) }
 		l := 1 + rng.IntN(20)
-		reps, of := Representatives(k, l, w, dist)
+		reps, of := Representatives(k, l, w, func(dst []float64, p int) []float64 {
+			dst = dst[:0]
+			for q := range k {
+				dst = append(dst, dist(p, q))
+			}
+			return dst
+		})
 		if len(reps) != min(k, l) {
 			t.Fatalf("trial %d: %d representatives of %d points, want %d", trial, len(reps), k, min(k, l))
 		}

@@ -288,3 +288,28 @@ func TestLazyJSMSameAsBitset(t *testing.T) {
 		}
 	}
 }
+
+// A row of Columns is ClassAt, bit for bit, for stored and lazy JSMs.
+func TestColumnsSameAsClassAt(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		c := randomContext(t, rng, 5+rng.IntN(60), 1+rng.IntN(200), 0.2)
+		k := c.NumClasses()
+		var qs []int
+		for range 1 + rng.IntN(2*k) {
+			qs = append(qs, rng.IntN(k))
+		}
+		for _, j := range []*JSM{BitsetJSM(c), LazyJSM(c)} {
+			cols := j.Columns(qs)
+			var row []float64
+			for p := range k {
+				row = cols.Row(row, p)
+				for y, q := range qs {
+					if row[y] != j.ClassAt(p, q) {
+						t.Fatalf("seed %d: row %d, column %d (class %d): %v, ClassAt %v", seed, p, y, q, row[y], j.ClassAt(p, q))
+					}
+				}
+			}
+		}
+	}
+}

@@ -99,7 +99,7 @@ type reducer struct {
 	shared  *bodies
 	base    int32
 	own     *bodies
-	cache   [cacheSize]int32 // recently used bodies by hash: ID+1, 0 = empty
+	cache   *[cacheSize]int32 // recently used bodies by hash: ID+1, 0 = empty (nil once sealed)
 	scratch []byte
 
 	// With a large K, scanning every b per push costs too much; the
@@ -133,7 +133,7 @@ const MaxK = 10000
 const cacheSize = 512
 
 func newReducer(k int, shared *bodies) *reducer {
-	r := &reducer{k: k, own: newBodies(), shared: shared}
+	r := &reducer{k: k, own: newBodies(), shared: shared, cache: new([cacheSize]int32)}
 	if shared != nil {
 		r.fold2 = true
 		r.base = shared.len()

@@ -9,6 +9,7 @@ import (
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -79,44 +80,17 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 	masks := c.compile(fs)
 	nk := len(ks)
 	newDiscoverers := c.discoverers(fs, ks, masks)
-	// disc[run][i][f*nk+k] is trace IDs[i]'s discoverer; kept[run][i][f].
-	disc := make([][][]*nlr.Discoverer, len(c.Runs))
-	kept := make([][][]uint64, len(c.Runs))
+	// ones[run] holds the run's pass-1 NLRs, encoded, until each (filter,
+	// K) is folded.
+	ones := make([]*passOne, len(c.Runs))
 	c.begin("decoding and filtering traces", c.traceCount())
 	for r := range c.Runs {
-		disc[r] = make([][]*nlr.Discoverer, len(c.IDs))
-		kept[r] = make([][]uint64, len(c.IDs))
+		var err error
 		if sm := c.sums[r]; sm != nil {
-			err := sm.discover(c, r, fs, ks, func(i int, ds []*nlr.Discoverer, n []uint64) {
-				disc[r][i], kept[r][i] = ds, n
-			})
-			if err != nil {
-				c.end()
-				return nil, err
-			}
-			continue
+			ones[r], err = sm.passOne(c, r, fs, ks)
+		} else {
+			ones[r], err = c.passOne(r, fs, ks, masks, newDiscoverers)
 		}
-		ids := c.Runs[r].Traces()
-		err := c.stream(r, ids, masks, false, func(j int) func(f int, events []trace.Symbol, calls int) {
-			i, _ := c.Index(ids[j])
-			ds := newDiscoverers()
-			n := make([]uint64, len(fs))
-			disc[r][i], kept[r][i] = ds, n
-			return func(f int, events []trace.Symbol, calls int) {
-				n[f] += uint64(calls)
-				for k := range nk {
-					ds[f*nk+k].PushEvents(events)
-				}
-			}
-		}, func(j int, _ []trace.Symbol) error {
-			// The trace is decoded: its discoverers keep only their
-			// pass-1 NLRs (nlr.Discoverer.Seal).
-			i, _ := c.Index(ids[j])
-			for _, d := range disc[r][i] {
-				d.Seal()
-			}
-			return nil
-		})
 		if err != nil {
 			c.end()
 			return nil, err
@@ -133,12 +107,22 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 			var where [][2]int
 			for r := range c.Runs {
 				for i, id := range c.IDs {
-					if d := disc[r][i]; d != nil {
-						ds = append(ds, nlr.Discovered{Run: r, ID: id, D: d[f*nk+k]})
+					if ones[r].of[i] != nil {
+						ds = append(ds, nlr.Discovered{Run: r, ID: id})
 						where = append(where, [2]int{r, i})
-						d[f*nk+k] = nil
 					}
 				}
+			}
+			err := parallel.For(len(ds), c.opts.Workers, func(j int) error {
+				var err error
+				p := ones[where[j][0]]
+				if ds[j].D, err = p.discoverer(where[j][1], f*nk+k); err != nil {
+					return fmt.Errorf("%s: trace %s: %w", p.dir, ds[j].ID, err)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
 			seqs, table, err := nlr.Fold(ds, c.opts.Workers)
 			if err != nil {
@@ -150,8 +134,8 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 				res.Seqs[r] = make([]nlr.Sequence, len(c.IDs))
 				res.Kept[r] = make([]uint64, len(c.IDs))
 				for i := range c.IDs {
-					if kept[r][i] != nil {
-						res.Kept[r][i] = kept[r][i][f]
+					if ones[r].kept[i] != nil {
+						res.Kept[r][i] = ones[r].kept[i][f]
 					}
 				}
 			}
@@ -166,6 +150,83 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 		}
 	}
 	return out, nil
+}
+
+// passOne is what Recognize keeps of a run's traces between decoding and
+// folding: each trace's pass-1 NLR under each (filter, K), encoded
+// (nlr.Discoverer.AppendBinary) and stored once per distinct value, and the
+// calls each filter kept. Encoded, a pass-1 NLR takes a byte or two per
+// element, and the traces of a large run share most of them.
+type passOne struct {
+	classes [][]byte
+	of      [][]int32  // of[i][f*nk+k]: trace IDs[i]'s class; nil when the run lacks the trace
+	kept    [][]uint64 // kept[i][f]
+	sym     func(trace.Symbol) (trace.Symbol, bool)
+	dir     string // the run's or its summary's, for errors
+
+	mu    sync.Mutex
+	index map[string]int32
+}
+
+// intern returns the class of the encoded NLR b (keeping a copy of b when
+// it is new).
+func (p *passOne) intern(b []byte) int32 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if x, ok := p.index[string(b)]; ok {
+		return x
+	}
+	x := int32(len(p.classes))
+	b = slices.Clone(b)
+	p.classes = append(p.classes, b)
+	p.index[string(b)] = x
+	return x
+}
+
+// discoverer returns trace IDs[i]'s pass-1 NLR number x, ready for Fold.
+func (p *passOne) discoverer(i, x int) (*nlr.Discoverer, error) {
+	return nlr.UnmarshalDiscoverer(p.classes[p.of[i][x]], p.sym)
+}
+
+// sameSymbol is the symbol map of a run decoded here.
+func sameSymbol(s trace.Symbol) (trace.Symbol, bool) { return s, true }
+
+// passOne decodes run r's traces and keeps their pass-1 NLRs under fs × ks.
+func (c *Comparison) passOne(r int, fs []*filters.Filter, ks []int, masks []*filters.Mask, newDiscoverers func() []*nlr.Discoverer) (*passOne, error) {
+	nk := len(ks)
+	p := &passOne{of: make([][]int32, len(c.IDs)), kept: make([][]uint64, len(c.IDs)), sym: sameSymbol, dir: c.Runs[r].Dir, index: map[string]int32{}}
+	ids := c.Runs[r].Traces()
+	disc := make([][]*nlr.Discoverer, len(ids))
+	err := c.stream(r, ids, masks, false, func(j int) func(f int, events []trace.Symbol, calls int) {
+		i, _ := c.Index(ids[j])
+		ds := newDiscoverers()
+		n := make([]uint64, len(fs))
+		disc[j], p.kept[i] = ds, n
+		return func(f int, events []trace.Symbol, calls int) {
+			n[f] += uint64(calls)
+			for k := range nk {
+				ds[f*nk+k].PushEvents(events)
+			}
+		}
+	}, func(j int, _ []trace.Symbol) error {
+		// The trace is decoded: its discoverers give way to their
+		// encoded pass-1 NLRs.
+		i, _ := c.Index(ids[j])
+		of := make([]int32, len(disc[j]))
+		var buf []byte
+		for x, d := range disc[j] {
+			d.Seal()
+			var err error
+			if buf, err = d.AppendBinary(buf[:0]); err != nil {
+				return err
+			}
+			of[x] = p.intern(buf)
+		}
+		disc[j], p.of[i] = nil, of
+		return nil
+	})
+	p.index = nil
+	return p, err
 }
 
 // Filter returns the calls filter f keeps in each of the traces ids of run

@@ -140,7 +140,18 @@ func (s *Similarity) classDistances(r int) (d []float64, w, class []int, reps in
 	}
 	at := func(p, q int) float64 { return 1 - j.ClassAt(p, q) }
 	if k > MaxClasses {
-		rs, of := cluster.Representatives(k, MaxClasses, w, at)
+		all := make([]int, k)
+		for p := range all {
+			all[p] = p
+		}
+		cols := j.Columns(all)
+		rs, of := cluster.Representatives(k, MaxClasses, w, func(dst []float64, p int) []float64 {
+			dst = cols.Row(dst, p)
+			for q, s := range dst {
+				dst[q] = 1 - s
+			}
+			return dst
+		})
 		rw := make([]int, len(rs))
 		for p, x := range of {
 			rw[x] += w[p]
@@ -173,7 +184,13 @@ func (s *Similarity) classDistances(r int) (d []float64, w, class []int, reps in
 // between 0 (it relates to every other object exactly as before) and 1,
 // rounded to 9 decimals. This is the "row that changed the most" of
 // seeds/002 §3.2.7.
-func (s *Similarity) Scores() []float64 {
+func (s *Similarity) Scores() []float64 { return s.ScoresOf(nil) }
+
+// ScoresOf returns the scores of the objects o with want[o] set, as Scores
+// computes them, and 0 for the others; nil wants every object. A ranking
+// needs the scores of the objects that changed only, which in a large run
+// are few.
+func (s *Similarity) ScoresOf(want []bool) []float64 {
 	n := len(s.IDs)
 	out := make([]float64, n)
 	if n < 2 || len(s.JSM) < 2 {
@@ -216,11 +233,25 @@ func (s *Similarity) Scores() []float64 {
 			sample, weight = append(sample, joints[y]), append(weight, sum)
 		}
 	}
+	need := make([]bool, len(joints))
+	for o, x := range of {
+		need[x] = need[x] || want == nil || want[o]
+	}
+	ps, qs := make([]int, len(sample)), make([]int, len(sample))
+	for y, b := range sample {
+		ps[y], qs[y] = b.p, b.q
+	}
+	coln, colf := jn.Columns(ps), jf.Columns(qs)
+	var rown, rowf []float64
 	score := make([]float64, len(joints))
 	for x, a := range joints {
+		if !need[x] {
+			continue
+		}
+		rown, rowf = coln.Row(rown, a.p), colf.Row(rowf, a.q)
 		sum := 0.0
-		for y, b := range sample {
-			d := jf.ClassAt(a.q, b.q) - jn.ClassAt(a.p, b.p)
+		for y := range sample {
+			d := rowf[y] - rown[y]
 			if d < 0 {
 				d = -d
 			}
@@ -229,7 +260,9 @@ func (s *Similarity) Scores() []float64 {
 		score[x] = math.Round(sum/float64(n-1)*scoreScale) / scoreScale
 	}
 	for o := range out {
-		out[o] = score[of[o]]
+		if want == nil || want[o] {
+			out[o] = score[of[o]]
+		}
 	}
 	return out
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/summary"
 	"github.com/difftrace/difftrace/trace"
@@ -59,48 +58,46 @@ func (c *Comparison) openSummary(dir string) (*decode.Run, *summarized, error) {
 // Summarized reports whether run r was opened from its summary.
 func (c *Comparison) Summarized(r int) bool { return c.sums[r] != nil }
 
-// discover gives, for every trace of summarised run r, its pass-1 NLRs under
-// fs × ks (filter-major) and the calls each filter kept, as decoding it
-// would (Recognize).
-func (sm *summarized) discover(c *Comparison, r int, fs []*filters.Filter, ks []int,
-	set func(i int, ds []*nlr.Discoverer, kept []uint64)) error {
+// passOne gives the pass-1 NLRs of summarised run r's traces under fs × ks,
+// as decoding them would (Comparison.passOne).
+func (sm *summarized) passOne(c *Comparison, r int, fs []*filters.Filter, ks []int) (*passOne, error) {
 	where := make([]int, len(fs)*len(ks))
 	fi := make([]int, len(fs))
 	for f, flt := range fs {
 		for k, K := range ks {
 			fx, cx, err := sm.s.Where(flt.Name(), K)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			fi[f], where[f*len(ks)+k] = fx, cx
 		}
 	}
-	sym := func(s trace.Symbol) (trace.Symbol, bool) {
+	p := &passOne{of: make([][]int32, len(c.IDs)), kept: make([][]uint64, len(c.IDs)), dir: sm.s.Dir, sym: func(s trace.Symbol) (trace.Symbol, bool) {
 		if int(s) >= len(sm.sym) {
 			return 0, false
 		}
 		return sm.sym[s], true
+	}}
+	offset := map[*summary.Part]int32{}
+	for _, part := range sm.s.Parts {
+		offset[part] = int32(len(p.classes))
+		p.classes = append(p.classes, part.Classes...)
 	}
-	ids := c.Runs[r].Traces()
-	return parallel.For(len(ids), c.opts.Workers, func(j int) error {
-		defer c.step()
-		st := sm.traces[ids[j]]
-		i, _ := c.Index(ids[j])
-		ds := make([]*nlr.Discoverer, len(where))
+	for _, id := range c.Runs[r].Traces() {
+		st := sm.traces[id]
+		i, _ := c.Index(id)
+		of := make([]int32, len(where))
 		for x, cx := range where {
-			d, err := nlr.UnmarshalDiscoverer(st.part.Classes[st.t.Classes[cx]], sym)
-			if err != nil {
-				return fmt.Errorf("%s: trace %s: %w", sm.s.Dir, ids[j], err)
-			}
-			ds[x] = d
+			of[x] = offset[st.part] + st.t.Classes[cx]
 		}
 		kept := make([]uint64, len(fs))
 		for f := range fs {
 			kept[f] = st.t.Kept[fi[f]]
 		}
-		set(i, ds, kept)
-		return nil
-	})
+		p.of[i], p.kept[i] = of, kept
+		c.step()
+	}
+	return p, nil
 }
 
 // EndStack returns the call stack trace id of run r ended in, outermost

@@ -448,7 +448,8 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method) (levelRe
 	// under attributes with frequencies nothing else counts: a count one
 	// bucket up from every normal run's is what a program that varies by
 	// itself does now and then.
-	scores := s.Scores()
+	changed := n.Changed(s.Level)
+	scores := s.ScoresOf(changed)
 	floors, err := n.floors(m, s.Level)
 	if err != nil {
 		return levelResult{}, err
@@ -458,7 +459,7 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method) (levelRe
 		novel = s.novel(n.c.Normals())
 	}
 	anyNovel := slices.Contains(novel, true)
-	for i, changed := range n.Changed(s.Level) {
+	for i, changed := range changed {
 		quiet := novel != nil && !novel[i] && (anyNovel || m.Freq != fca.NoFreq || floors[i] == 0 || scores[i] < NoiseFactor*floors[i])
 		if !changed || quiet {
 			scores[i] = 0

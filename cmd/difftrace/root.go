@@ -13,6 +13,7 @@ import (
 var version = "0.1.0-dev"
 
 func newRootCmd() *cobra.Command {
+	var prof profileFlags
 	root := &cobra.Command{
 		Use:   "difftrace",
 		Short: "Find the threads and processes a bug changed, from whole-program call traces",
@@ -30,12 +31,17 @@ one of them changed (diffNLR).`,
 		SilenceErrors: true,
 		// Interrupted, a command removes what it was writing and ends its
 		// children; capture forwards signals to the traced program instead.
-		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Name() != "capture" {
 				interrupt.Install(cmd.ErrOrStderr())
 			}
+			return prof.start()
+		},
+		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {
+			return prof.stop()
 		},
 	}
+	prof.register(root)
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%v (see %s --help)", err, c.CommandPath())
