@@ -103,14 +103,30 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 	defer c.end()
 	for f := range fs {
 		for k := range nk {
+			// Traces of a run with the same pass-1 NLR fold alike: each
+			// distinct one is folded once, by its first trace (which
+			// comes first in Fold's order too, so the loops are numbered
+			// as if every trace were folded), and its NLR shared.
 			var ds []nlr.Discovered
 			var where [][2]int
+			same := make([][]int, len(c.Runs)) // same[r][i]: the index in ds that trace IDs[i] shares
 			for r := range c.Runs {
+				first := map[int32]int{}
+				same[r] = make([]int, len(c.IDs))
 				for i, id := range c.IDs {
-					if ones[r].of[i] != nil {
+					same[r][i] = -1
+					if ones[r].of[i] == nil {
+						continue
+					}
+					x := ones[r].of[i][f*nk+k]
+					j, ok := first[x]
+					if !ok {
+						j = len(ds)
+						first[x] = j
 						ds = append(ds, nlr.Discovered{Run: r, ID: id})
 						where = append(where, [2]int{r, i})
 					}
+					same[r][i] = j
 				}
 			}
 			err := parallel.For(len(ds), c.opts.Workers, func(j int) error {
@@ -139,8 +155,12 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 					}
 				}
 			}
-			for j, w := range where {
-				res.Seqs[w[0]][w[1]] = seqs[j]
+			for r := range c.Runs {
+				for i, j := range same[r] {
+					if j >= 0 {
+						res.Seqs[r][i] = seqs[j]
+					}
+				}
 			}
 			if err := res.findRunWide(); err != nil {
 				return nil, fmt.Errorf("filter %s, K = %d: %v", fs[f].Name(), ks[k], err)
