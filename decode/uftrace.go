@@ -283,6 +283,7 @@ func (d *UftraceData) readTasks() error {
 	seen := map[key]bool{}
 	var order []int // pids in first-appearance order
 	pidSeen := map[int]bool{}
+	dlSeen := map[uftraceDlopen]bool{}
 	addPID := func(pid int) {
 		if !pidSeen[pid] {
 			pidSeen[pid] = true
@@ -342,7 +343,8 @@ func (d *UftraceData) readTasks() error {
 			}
 			dl := uftraceDlopen{time: t, sid: fs["sid"], base: base, path: fs["libname"]}
 			// uftrace 0.13 repeats every earlier DLOP line at each dlopen.
-			if !slices.Contains(d.dlopens, dl) {
+			if !dlSeen[dl] {
+				dlSeen[dl] = true
 				d.dlopens = append(d.dlopens, dl)
 			}
 		case "EXEC":

@@ -298,15 +298,19 @@ func (s *streamer) data(tid int, b []byte) error {
 // records decodes whole records of b into t's stream; an incomplete record
 // at its end is kept for the next buffer.
 func (s *streamer) records(t *streamThread, b []byte) error {
+	// The thread's state in locals for the loop (the compiler keeps
+	// them in registers); written back on every way out.
+	vals, stack, seen, calls, last := t.vals, t.stack, t.seen, t.calls, t.last
+	defer func() { t.vals, t.stack, t.seen, t.calls, t.last = vals, stack, seen, calls, last }()
 	for len(b) >= recordSize {
 		w := binary.LittleEndian.Uint64(b[8:])
-		if w>>3&7 != 5 {
-			return fmt.Errorf("thread %d: uftrace sent a record with a bad magic: the recording is damaged", t.tid)
-		}
-		kind := decode.UftraceKind(w & 3)
 		size := recordSize
-		if w>>2&1 == 1 {
-			if kind != decode.UftraceEvent {
+		if w&(7<<3|1<<2) != 5<<3 {
+			// A bad magic, or a record with arguments.
+			if w>>3&7 != 5 {
+				return fmt.Errorf("thread %d: uftrace sent a record with a bad magic: the recording is damaged", t.tid)
+			}
+			if decode.UftraceKind(w&3) != decode.UftraceEvent {
 				return fmt.Errorf("thread %d: uftrace sent a record with function arguments (-A/-R/-a), which difftrace does not read", t.tid)
 			}
 			if len(b) < recordSize+2 {
@@ -317,42 +321,47 @@ func (s *streamer) records(t *streamThread, b []byte) error {
 				break
 			}
 		}
-		t.last = max(t.last, binary.LittleEndian.Uint64(b))
-		addr := w >> 16
+		last = max(last, binary.LittleEndian.Uint64(b))
 		depth := int(w >> 6 & 1023)
-		switch kind {
+		switch decode.UftraceKind(w & 3) {
 		case decode.UftraceEntry:
-			id, err := s.id(addr)
-			if err != nil {
-				return err
+			addr := w >> 16
+			var id uint16
+			if c := &s.cache[(addr^addr>>12)&(addrCacheSize-1)]; c.addr == addr && c.id != 0 {
+				id = c.id
+			} else {
+				var err error
+				if id, err = s.id(addr); err != nil {
+					return err
+				}
 			}
-			if len(t.stack) > depth {
-				t.stack = t.stack[:depth]
+			if len(stack) > depth {
+				stack = stack[:depth]
 			}
-			t.stack = append(t.stack, id)
-			if int(id>>6) >= len(t.seen) {
-				t.seen = append(t.seen, make([]uint64, int(id>>6)+1-len(t.seen))...)
+			stack = append(stack, id)
+			if int(id>>6) >= len(seen) {
+				seen = append(seen, make([]uint64, int(id>>6)+1-len(seen))...)
 			}
-			if t.seen[id>>6]&(1<<(id&63)) == 0 {
-				t.seen[id>>6] |= 1 << (id & 63)
+			if seen[id>>6]&(1<<(id&63)) == 0 {
+				seen[id>>6] |= 1 << (id & 63)
 				t.first = append(t.first, id)
 			}
-			t.vals = append(t.vals, id)
-			t.calls++
+			vals = append(vals, id)
+			calls++
 		case decode.UftraceExit:
-			if len(t.stack) > depth {
-				t.stack = t.stack[:depth]
+			if len(stack) > depth {
+				stack = stack[:depth]
 			}
-			t.vals = append(t.vals, 0)
-			t.calls++
+			vals = append(vals, 0)
+			calls++
 		case decode.UftraceLost:
-			t.lost += addr
+			t.lost += w >> 16
 		}
-		if len(t.vals) == cap(t.vals) {
-			if err := t.w.Write(t.vals); err != nil {
+		if len(vals) == cap(vals) {
+			if err := t.w.Write(vals); err != nil {
 				return fileError(t.f.Name(), err)
 			}
-			t.vals = t.vals[:0]
+			vals = vals[:0]
 		}
 		b = b[size:]
 	}
