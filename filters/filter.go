@@ -166,8 +166,8 @@ func (f *Filter) KeepName(n trace.Name) bool {
 // Presets returns each valid term of a spec with a one-line description,
 // for help texts.
 func Presets() [][2]string {
-	out := make([][2]string, 0, len(presets)+3)
-	for _, p := range presets {
+	out := make([][2]string, 0, len(presets())+3)
+	for _, p := range presets() {
 		out = append(out, [2]string{p.name, p.doc})
 	}
 	return append(out,

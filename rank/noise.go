@@ -3,6 +3,7 @@ package rank
 import (
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/fca"
@@ -37,8 +38,11 @@ import (
 //     another point of the same cycle, loops that folded only because a
 //     count that varies repeated, a varying loop's body met once.
 
-// Polling keeps the calls whose repeat counts are waiting, not work.
-var Polling = filters.MustParse(`poll+cust=^(?i:mpi_(?:test|testall|testany|testsome|iprobe|improbe))$`)
+// Polling keeps the calls whose repeat counts are waiting, not work (made
+// when first asked for, not when the program starts).
+var Polling = sync.OnceValue(func() *filters.Filter {
+	return filters.MustParse(`poll+cust=^(?i:mpi_(?:test|testall|testany|testsome|iprobe|improbe))$`)
+})
 
 // NoiseFactor is how far a trace's score must exceed its noise floor for
 // the trace to be a suspect: at least NoiseFactor times the floor.
@@ -51,7 +55,7 @@ func (n *NLR) polling() (syms []bool, loops []bool) {
 	if n.c.opts.ExactPolling {
 		return nil, nil
 	}
-	mask := Polling.Compile(n.c.Symbols)
+	mask := Polling().Compile(n.c.Symbols)
 	syms = make([]bool, n.c.Symbols.Len())
 	any := false
 	for s := range syms {

@@ -288,7 +288,7 @@ func (c *Comparison) discoverers(fs []*filters.Filter, ks []int, masks []*filter
 	quiet := make([]bool, len(fs))
 	var poll func(trace.Symbol) bool
 	if !c.opts.ExactPolling {
-		pm := Polling.Compile(c.Symbols)
+		pm := Polling().Compile(c.Symbols)
 		poll = pm.Keep
 		for f, m := range masks {
 			for s := range c.Symbols.Len() {

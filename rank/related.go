@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/filters"
@@ -24,7 +25,7 @@ var ErrUnrelated = errors.New("the runs look like runs of different programs")
 // libraryAPI keeps the calls of well-known library interfaces (MPI,
 // OpenMP, memory, strings, sockets, polling): any two MPI programs share
 // those, so they say nothing about whether two runs are of one program.
-var libraryAPI = filters.MustParse("mpi+omp+omp.mutex+mem+net+poll+str")
+var libraryAPI = sync.OnceValue(func() *filters.Filter { return filters.MustParse("mpi+omp+omp.mutex+mem+net+poll+str") })
 
 // checkRelated refuses a pair of runs whose programs share too few of their
 // own functions (minShared) to be two runs of one program. A program's own
@@ -46,7 +47,7 @@ func (c *Comparison) checkPair(r int) error {
 	own := func(run *decode.Run) []trace.Symbol {
 		var out []trace.Symbol
 		for _, s := range run.Functions() {
-			if n := c.Symbols.Name(s); n.Func != "main" && !libraryAPI.KeepName(n) {
+			if n := c.Symbols.Name(s); n.Func != "main" && !libraryAPI().KeepName(n) {
 				out = append(out, s)
 			}
 		}

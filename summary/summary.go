@@ -27,6 +27,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/atomicfile"
@@ -38,7 +39,9 @@ const (
 	version = 1
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli and partRE are made when first needed: every difftrace process
+// starts with this package, and few read summaries.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // Grid is what a summary was computed for: the filters (by their spec,
 // filters.Filter.Name), the values of K, and whether polling counted.
@@ -91,13 +94,13 @@ func NamesSum(names []trace.Name) uint32 {
 			b.WriteByte(0)
 		}
 	}
-	return crc32.Checksum(b.Bytes(), castagnoli)
+	return crc32.Checksum(b.Bytes(), castagnoli())
 }
 
 // PartName returns the file name of part i of n.
 func PartName(i, n int) string { return fmt.Sprintf("part-%d-of-%d.dts", i, n) }
 
-var partRE = regexp.MustCompile(`^part-(\d+)-of-(\d+)\.dts$`)
+var partRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^part-(\d+)-of-(\d+)\.dts$`) })
 
 // Encode returns the file contents of p.
 func Encode(p *Part) ([]byte, error) {
@@ -107,7 +110,7 @@ func Encode(p *Part) ([]byte, error) {
 	if err := gob.NewEncoder(&b).Encode(p); err != nil {
 		return nil, fmt.Errorf("summary: encoding part %d of %d: %w", p.Index, p.Of, err)
 	}
-	return binary.BigEndian.AppendUint32(b.Bytes(), crc32.Checksum(b.Bytes(), castagnoli)), nil
+	return binary.BigEndian.AppendUint32(b.Bytes(), crc32.Checksum(b.Bytes(), castagnoli())), nil
 }
 
 // Decode reads a part from the file contents b; name is the file's name,
@@ -120,7 +123,7 @@ func Decode(name string, b []byte) (*Part, error) {
 		return nil, fmt.Errorf("%s: a summary of version %d, this difftrace reads version %d: summarize the run again with this version", name, v, version)
 	}
 	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	if crc32.Checksum(body, castagnoli()) != sum {
 		return nil, fmt.Errorf("%s: the file is damaged (its checksum does not match; %d bytes): summarize the run again", name, len(b))
 	}
 	p := new(Part)
@@ -134,7 +137,7 @@ func Decode(name string, b []byte) (*Part, error) {
 func Is(dir string) bool {
 	m, _ := filepath.Glob(filepath.Join(dir, "part-*-of-*.dts"))
 	for _, f := range m {
-		if partRE.MatchString(filepath.Base(f)) {
+		if partRE().MatchString(filepath.Base(f)) {
 			return true
 		}
 	}
@@ -159,7 +162,7 @@ func Open(dir string) (*Summary, error) {
 	of := -1
 	var names []string
 	for _, e := range ents {
-		m := partRE.FindStringSubmatch(e.Name())
+		m := partRE().FindStringSubmatch(e.Name())
 		if m == nil {
 			continue
 		}
@@ -175,7 +178,7 @@ func Open(dir string) (*Summary, error) {
 	}
 	s := &Summary{Dir: dir, Parts: make([]*Part, of)}
 	for _, name := range names {
-		m := partRE.FindStringSubmatch(name)
+		m := partRE().FindStringSubmatch(name)
 		i, _ := strconv.Atoi(m[1])
 		if i >= of {
 			return nil, fmt.Errorf("%s: part %d of %d cannot be; remove the directory and summarize the run again", filepath.Join(dir, name), i, of)
