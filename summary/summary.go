@@ -102,6 +102,17 @@ func PartName(i, n int) string { return fmt.Sprintf("part-%d-of-%d.dts", i, n) }
 
 var partRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^part-(\d+)-of-(\d+)\.dts$`) })
 
+// ParsePartName reports whether name is the file name of a part, and which.
+func ParsePartName(name string) (i, n int, ok bool) {
+	m := partRE().FindStringSubmatch(name)
+	if m == nil {
+		return 0, 0, false
+	}
+	i, err1 := strconv.Atoi(m[1])
+	n, err2 := strconv.Atoi(m[2])
+	return i, n, err1 == nil && err2 == nil
+}
+
 // Encode returns the file contents of p.
 func Encode(p *Part) ([]byte, error) {
 	var b bytes.Buffer
@@ -137,7 +148,7 @@ func Decode(name string, b []byte) (*Part, error) {
 func Is(dir string) bool {
 	m, _ := filepath.Glob(filepath.Join(dir, "part-*-of-*.dts"))
 	for _, f := range m {
-		if partRE().MatchString(filepath.Base(f)) {
+		if _, _, ok := ParsePartName(filepath.Base(f)); ok {
 			return true
 		}
 	}
@@ -162,11 +173,10 @@ func Open(dir string) (*Summary, error) {
 	of := -1
 	var names []string
 	for _, e := range ents {
-		m := partRE().FindStringSubmatch(e.Name())
-		if m == nil {
+		_, n, ok := ParsePartName(e.Name())
+		if !ok {
 			continue
 		}
-		n, _ := strconv.Atoi(m[2])
 		if of >= 0 && n != of {
 			return nil, fmt.Errorf("%s: holds parts of summaries made by %d and by %d processes; remove the directory and summarize the run again", dir, of, n)
 		}
@@ -178,8 +188,7 @@ func Open(dir string) (*Summary, error) {
 	}
 	s := &Summary{Dir: dir, Parts: make([]*Part, of)}
 	for _, name := range names {
-		m := partRE().FindStringSubmatch(name)
-		i, _ := strconv.Atoi(m[1])
+		i, _, _ := ParsePartName(name)
 		if i >= of {
 			return nil, fmt.Errorf("%s: part %d of %d cannot be; remove the directory and summarize the run again", filepath.Join(dir, name), i, of)
 		}

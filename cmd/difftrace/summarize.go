@@ -89,9 +89,12 @@ them (and --custom as rank gets it).`,
 			if err := summary.Write(f.out, p); err != nil {
 				return err
 			}
-			if index == 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s: summary of %s written by %d process(es), %d filters × %d K\n",
-					f.out, args[0], of, len(fs), len(f.ks))
+			switch {
+			case of == 1:
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: summary of %s written (%d filters × %d K)\n", f.out, args[0], len(fs), len(f.ks))
+			case index == 0:
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: part 0 of %d of the summary of %s written (%d filters × %d K); each launcher process writes its own\n",
+					f.out, of, args[0], len(fs), len(f.ks))
 			}
 			return nil
 		},
@@ -145,8 +148,7 @@ func prepareSummaryDir(dir string, of int) error {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		var i, n int
-		if _, err := fmt.Sscanf(name, "part-%d-of-%d.dts", &i, &n); err == nil && name == summary.PartName(i, n) {
+		if _, n, ok := summary.ParsePartName(name); ok {
 			if n != of {
 				if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
 					return err
