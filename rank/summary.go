@@ -35,12 +35,9 @@ func (c *Comparison) openSummary(dir string) (*decode.Run, *summarized, error) {
 		return nil, nil, err
 	}
 	if s.Grid.ExactPolling != c.opts.ExactPolling {
-		want := "without"
-		if c.opts.ExactPolling {
-			want = "with"
-		}
-		return nil, nil, fmt.Errorf("%s: the summary was made %s --exact-polling; give the same option to both, or summarize the run again %s it",
-			dir, map[bool]string{true: "with", false: "without"}[s.Grid.ExactPolling], want)
+		with := map[bool]string{true: "with", false: "without"}
+		return nil, nil, fmt.Errorf("%s: the summary was made %s --exact-polling, and this analysis runs %s it; summarize the run again as you analyse it, or give the run itself",
+			dir, with[s.Grid.ExactPolling], with[c.opts.ExactPolling])
 	}
 	run, sym, err := decode.FromHeader(s.Run, c.Symbols)
 	if err != nil {
