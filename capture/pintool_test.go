@@ -206,6 +206,24 @@ func pinSequences() map[string][]uint16 {
 		long = append(long, period...)
 	}
 	seqs["wrap-period"] = long
+
+	// Time steps of a solver: periods of a few to tens of thousands of
+	// values, repeated with a change now and then, so that matches overlap
+	// themselves across whole periods.
+	for _, p := range []int{1, 2, 5, 17, 300, 15000, 40000} {
+		body := make([]uint16, p)
+		for i := range body {
+			body[i] = uint16(1 + r.IntN(50))
+		}
+		var steps []uint16
+		for len(steps) < 400000 {
+			steps = append(steps, body...)
+			if r.IntN(3) == 0 {
+				body[r.IntN(p)] = uint16(1 + r.IntN(50))
+			}
+		}
+		seqs["steps-"+strconv.Itoa(p)] = steps
+	}
 	return seqs
 }
 
