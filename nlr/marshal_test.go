@@ -39,9 +39,8 @@ func TestMarshalSameFold(t *testing.T) {
 		}
 		structural := trial%2 == 0
 		fold := func(marshal bool) ([]Sequence, *Table) {
-			var ds []Discovered
-			for p, ev := range evs {
-				var d *Discoverer
+			var ds []*Discoverer
+			for _, ev := range evs {
 				kp := keep
 				if marshal {
 					mapped := make([]trace.Symbol, len(ev))
@@ -50,13 +49,7 @@ func TestMarshalSameFold(t *testing.T) {
 					}
 					ev, kp = mapped, keepThere
 				}
-				if structural {
-					d, _ = NewStructuralDiscoverer(k, kp, trial%3 == 0)
-					d.PushEvents(ev)
-				} else {
-					d, _ = NewDiscoverer(k)
-					d.Push(kept(ev, kp))
-				}
+				d := discoverOne(k, ev, kp, structural, trial%3 == 0)
 				d.Seal()
 				if marshal {
 					b, err := d.AppendBinary(nil)
@@ -67,18 +60,41 @@ func TestMarshalSameFold(t *testing.T) {
 						t.Fatalf("trial %d: %v", trial, err)
 					}
 				}
-				ds = append(ds, Discovered{Run: p % 2, ID: trace.ID{Proc: p}, D: d})
+				ds = append(ds, d)
 			}
-			seqs, table, err := Fold(ds, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return seqs, table
+			return foldAll(t, ds)
 		}
 		want, wt := fold(false)
 		got, gt := fold(true)
 		sameFold(t, trial, "read back", got, gt, want, wt)
 	}
+}
+
+// discoverOne runs pass 1 over the events ev with bodies of up to k
+// elements: folding by call structure, or over the calls keep keeps.
+func discoverOne(k int, ev []trace.Symbol, keep func(trace.Symbol) bool, structural, returns bool) *Discoverer {
+	if structural {
+		d, _ := NewStructuralDiscoverer(k, keep, returns)
+		d.PushEvents(ev)
+		return d
+	}
+	d, _ := NewDiscoverer(k)
+	d.Push(kept(ev, keep))
+	return d
+}
+
+// foldAll folds ds as traces P of runs P mod 2.
+func foldAll(t *testing.T, ds []*Discoverer) ([]Sequence, *Table) {
+	t.Helper()
+	var in []Discovered
+	for p, d := range ds {
+		in = append(in, Discovered{Run: p % 2, ID: trace.ID{Proc: p}, D: d})
+	}
+	seqs, table, err := Fold(in, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seqs, table
 }
 
 // sameFold fails the test unless two folds gave the same NLRs and loops.

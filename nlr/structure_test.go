@@ -316,26 +316,15 @@ func TestSealSameFold(t *testing.T) {
 		}
 		structural := trial%2 == 0
 		fold := func(seal bool) ([]Sequence, *Table) {
-			var ds []Discovered
-			for p, ev := range evs {
-				var d *Discoverer
-				if structural {
-					d, _ = NewStructuralDiscoverer(k, keep, false)
-					d.PushEvents(ev)
-				} else {
-					d, _ = NewDiscoverer(k)
-					d.Push(kept(ev, keep))
-				}
+			var ds []*Discoverer
+			for _, ev := range evs {
+				d := discoverOne(k, ev, keep, structural, false)
 				if seal {
 					d.Seal()
 				}
-				ds = append(ds, Discovered{Run: p % 2, ID: trace.ID{Proc: p}, D: d})
+				ds = append(ds, d)
 			}
-			seqs, table, err := Fold(ds, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return seqs, table
+			return foldAll(t, ds)
 		}
 		want, wt := fold(false)
 		got, gt := fold(true)
