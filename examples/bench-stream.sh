@@ -4,10 +4,12 @@
 # at -O2, run under `uftrace record` writing its raw files — with uftrace's
 # own buffer size, as a user would run it, and with capture's (--buffer
 # 512K) — and under `difftrace capture`, alternately, REPS times each. For
-# each: wall time, peak disk used by the recording (sampled every 0.1 s:
-# uftrace's data directories; capture's temporary directory and run
-# directory), calls recorded, and for capture the ParLOT bytes written per
-# second per core.
+# each: wall time, peak storage used by the recording (sampled every 0.1 s:
+# uftrace's data directories; capture's work directories, in /dev/shm, and
+# run directory), calls recorded, and for capture the ParLOT bytes written
+# per second per core. Below the table, each round's capture time over the
+# uftrace times of the same round, and their median: rounds that run side
+# by side share whatever else the machine was doing.
 #
 #   examples/bench-stream.sh [DIFFTRACE] [STEPS] [REPS] [RANKS]
 #
@@ -67,14 +69,15 @@ chmod +x "$work/uftrace.sh"
 median() { sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
 sum() { grep -o "\"$1\": [0-9]*" "$2" | awk '{s+=$2} END {print s+0}'; }
 
-# peak: samples the disk used under $work/out* and $work/tmp until
+# peak: samples the storage used under $work/out*, $work/tmp and capture's
+# work directories in /dev/shm until
 # killed; prints the largest figure, in bytes.
 peak() {
 	set +e +o pipefail
 	local max=0 now
 	trap 'echo $max; exit 0' TERM
 	while :; do
-		now=$(du -sb "$work"/out* "$work/tmp" 2>/dev/null | awk '{s+=$1} END {printf "%d\n", s}')
+		now=$(du -sb "$work"/out* "$work/tmp" /dev/shm/difftrace-uftrace-* 2>/dev/null | awk '{s+=$1} END {printf "%d\n", s}')
 		[ "$now" -gt "$max" ] && max=$now
 		sleep 0.1
 	done
@@ -90,7 +93,7 @@ run() {
 	case $mode in
 	uftrace) t=$({ time SETSID=${SETSID:-0} mpirun -x SETSID -np $NP "$work/uftrace.sh" "$out" "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
 	uftrace-buf) t=$({ time UFTRACE_BUFFER=${BUFFER:-512K} mpirun -x UFTRACE_BUFFER -np $NP "$work/uftrace.sh" "$out" "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
-	capture) t=$({ time TMPDIR=$work/tmp mpirun -x TMPDIR -np $NP "$DT" capture -o "$out" -- "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
+	capture) t=$({ time env -u TMPDIR mpirun -np $NP "$DT" capture -o "$out" -- "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
 	esac
 	kill -TERM $sampler
 	wait $sampler || true
@@ -102,20 +105,27 @@ run() {
 	echo "$t $(cat "$work/peak") $calls $bytes"
 }
 
-echo "| build | recording | wall time (median of $REPS) | peak disk | calls | ParLOT bytes | bytes/s per core | capture / uftrace | capture / uftrace --buffer 512K |"
+declare -A paired=()
+echo "| build | recording | wall time (median of $REPS) | peak storage | calls | ParLOT bytes | bytes/s per core | capture / uftrace | capture / uftrace --buffer 512K |"
 echo "|---|---|--:|--:|--:|--:|--:|--:|--:|"
 for o in O0 O2; do
 	prog=$work/stencil-$o
 	declare -A walls=() peaks=()
 	calls=- bytes=-
+	declare -A round=()
+	pairs="" pairsb=""
 	for _ in $(seq "$REPS"); do
 		for mode in uftrace uftrace-buf capture; do
 			read -r w p c b < <(run $mode "$prog")
 			walls[$mode]+="$w"$'\n'
 			peaks[$mode]+="$p"$'\n'
+			round[$mode]=$w
 			if [ "$mode" = capture ]; then calls=$c bytes=$b; fi
 		done
+		pairs+=$(printf '%.3f' "$(echo "${round[capture]} / ${round[uftrace]}" | bc -l)")$'\n'
+		pairsb+=$(printf '%.3f' "$(echo "${round[capture]} / ${round[uftrace-buf]}" | bc -l)")$'\n'
 	done
+	paired[$o]="-$o, capture / uftrace by round: $(echo -n "$pairs" | tr '\n' ' ')(median $(echo -n "$pairs" | median)); capture / uftrace --buffer ${BUFFER:-512K}: $(echo -n "$pairsb" | tr '\n' ' ')(median $(echo -n "$pairsb" | median))"
 	wu=$(echo -n "${walls[uftrace]}" | median)
 	wc=$(echo -n "${walls[capture]}" | median)
 	wb=$(echo -n "${walls[uftrace-buf]}" | median)
@@ -126,5 +136,7 @@ for o in O0 O2; do
 	printf '| -%s | uftrace record --buffer %s | %.2f s | %.0f MB | | | | | |\n' "$o" "${BUFFER:-512K}" "$wb" "$(echo "$pb / 1000000" | bc -l)"
 	printf '| -%s | difftrace capture | %.2f s | %.1f MB | %s | %s | %.0f | %.3f | %.3f |\n' "$o" "$wc" "$(echo "$pc / 1000000" | bc -l)" \
 		"$calls" "$bytes" "$(echo "$bytes / $wc / $(nproc)" | bc -l)" "$(echo "$wc / $wu" | bc -l)" "$(echo "$wc / $wb" | bc -l)"
-	unset walls peaks
+	unset walls peaks round
 done
+echo
+for o in O0 O2; do echo "${paired[$o]}"; done

@@ -33,6 +33,10 @@ func (p *pinBackend) program(name string) (string, error) {
 
 func (p *pinBackend) snapshots() bool { return false }
 
+// prepare has nothing to ready: the Pin tool writes the ParLOT files itself,
+// and the work directory stays empty.
+func (p *pinBackend) prepare(Options, int) bool { return true }
+
 func (p *pinBackend) command(opt Options, prog string, rank int, work string) *exec.Cmd {
 	run := capture.PinRun{Dir: opt.Dir, Prefix: opt.Prefix, Rank: rank, AllImages: opt.AllImages}
 	return p.pin.Command(context.Background(), run, prog, opt.Command[1:]...)

@@ -209,6 +209,34 @@ func (o *Options) backend() (backend, error) {
 // temporary directory: difftrace-BACKEND-RANK-PID-RANDOM.
 const workPrefix = "difftrace-"
 
+// workRoot returns the directory to make a recorder's work directory in:
+// TMPDIR if set; else, for a work directory that stays small, the node's
+// memory (/dev/shm, if it is a tmpfs with room); else the system's
+// temporary directory.
+//
+// What uftrace writes there beside a streamed recording is small (a few
+// MB per rank: the symbol tables of the ~100 libraries an Open MPI program
+// maps), but it is about 130 files per rank, created and then removed. On a
+// disk file system that costs more than it seems: ext4 looks through its
+// recently freed inodes for each file it creates (one step of an 8-rank
+// program, where start and end are all there is, took 1.29 s with the
+// work directories in /tmp and 1.09 s in /dev/shm; BENCHMARKS.md).
+func workRoot(small bool) string {
+	if os.Getenv("TMPDIR") != "" || !small {
+		return os.TempDir()
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(shmemRoot, &st); err != nil || st.Type != unix.TMPFS_MAGIC || uint64(st.Bavail)*uint64(st.Bsize) < minShmemFree {
+		return os.TempDir()
+	}
+	return shmemRoot
+}
+
+// minShmemFree is the room /dev/shm must have left for workRoot to put a
+// work directory there: far more than one needs, so that a nearly full
+// /dev/shm (which the program's own MPI library uses) is left alone.
+const minShmemFree = 256 << 20
+
 // removeStaleWork removes the work directories in tmp that recorders
 // killed outright (SIGKILL, a node's out-of-memory killer) left behind:
 // those of this user whose recorder process no longer exists.
@@ -275,6 +303,10 @@ type backend interface {
 	// recorder; the program must be the command's own process (its pid
 	// is the program's).
 	command(opt Options, prog string, rank int, work string) *exec.Cmd
+	// prepare readies the backend to record rank, and says whether its
+	// work directory will hold only small files (then kept in memory,
+	// see workRoot).
+	prepare(opt Options, rank int) (small bool)
 	// snapshots says whether a program killed while running needs a
 	// stack snapshot to keep the calls it was blocked in.
 	snapshots() bool
@@ -341,7 +373,13 @@ func Run(opt Options) (int, error) {
 		return 1, err
 	}
 	removeStaleWork(os.TempDir())
-	work, err := os.MkdirTemp("", fmt.Sprintf("%s%s-%d-%d-", workPrefix, opt.Backend, rank, os.Getpid()))
+	removeStaleWork(shmemRoot)
+	pattern := fmt.Sprintf("%s%s-%d-%d-", workPrefix, opt.Backend, rank, os.Getpid())
+	work, err := os.MkdirTemp(workRoot(be.prepare(opt, rank)), pattern)
+	if err != nil {
+		// /dev/shm may refuse (full, or mounted read-only): the disk.
+		work, err = os.MkdirTemp("", pattern)
+	}
 	if err != nil {
 		return 1, fmt.Errorf("creating the recorder's work directory: %w", err)
 	}

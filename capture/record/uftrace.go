@@ -33,17 +33,28 @@ func (u *uftraceBackend) program(name string) (string, error) { return programPa
 
 func (u *uftraceBackend) snapshots() bool { return true }
 
+// prepare opens the port uftrace is to send the recording to, unless the
+// raw recording is to be kept. Streamed, the work directory holds only what
+// uftrace writes beside the records (symbol tables, memory maps, its task
+// list and log): small.
+func (u *uftraceBackend) prepare(opt Options, rank int) bool {
+	if opt.KeepUftrace {
+		return false
+	}
+	s, err := newStreamer(opt.Dir, "."+opt.Prefix+"."+strconv.Itoa(rank))
+	if err != nil {
+		fmt.Fprintf(opt.Stderr, "difftrace capture: rank %d: %v; uftrace writes its raw recording to %s instead\n", rank, err, os.TempDir())
+		return false
+	}
+	u.stream = s
+	return true
+}
+
 func (u *uftraceBackend) command(opt Options, prog string, rank int, work string) *exec.Cmd {
 	dataDir, logFile := filepath.Join(work, "uftrace.data"), filepath.Join(work, "uftrace.log")
 	args := uftraceArgs(opt, dataDir, logFile, prog)
-	if !opt.KeepUftrace {
-		s, err := newStreamer(opt.Dir, "."+opt.Prefix+"."+strconv.Itoa(rank))
-		if err != nil {
-			fmt.Fprintf(opt.Stderr, "difftrace capture: rank %d: %v; uftrace writes its raw recording to %s instead\n", rank, err, work)
-		} else {
-			u.stream = s
-			args = append([]string{"record", "--host", "127.0.0.1", "--port", strconv.Itoa(s.port())}, args[1:]...)
-		}
+	if u.stream != nil {
+		args = append([]string{"record", "--host", "127.0.0.1", "--port", strconv.Itoa(u.stream.port())}, args[1:]...)
 	}
 	cmd := exec.Command(u.path, args...)
 	cmd.Env = bindNow(os.Environ())

@@ -744,10 +744,43 @@ func diskUse(dirs ...string) int64 {
 	return n
 }
 
+// shmemIsTmpfs says /dev/shm is a tmpfs.
+func shmemIsTmpfs() bool {
+	var st syscall.Statfs_t
+	return syscall.Statfs("/dev/shm", &st) == nil && st.Type == 0x01021994
+}
+
+// shmWork lists the recorders' work directories in /dev/shm, and says
+// which of them belong to no live process (left behind).
+func shmWork() (all, stale []string) {
+	all, _ = filepath.Glob("/dev/shm/difftrace-*")
+	for _, d := range all {
+		f := strings.Split(filepath.Base(d), "-")
+		if len(f) != 5 {
+			continue
+		}
+		if pid, err := strconv.Atoi(f[3]); err == nil && syscall.Kill(pid, 0) == syscall.ESRCH {
+			stale = append(stale, d)
+		}
+	}
+	return all, stale
+}
+
+// withoutTMPDIR is the environment with TMPDIR unset.
+func withoutTMPDIR() []string {
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "TMPDIR=") {
+			env = append(env, e)
+		}
+	}
+	return env
+}
+
 // A long run streams: 12.5 million calls would be 400 MB of raw uftrace
-// records, but at no moment do the recording's files (the temporary
-// directory and the run directory) take more than a few MB, and the
-// traces hold every call.
+// records, but at no moment do the recording's files (the work directory,
+// in /dev/shm as TMPDIR is unset, and the run directory) take more than a
+// few MB, and the traces hold every call.
 func TestCaptureStreamsLongRun(t *testing.T) {
 	needE2E(t)
 	src := filepath.Join(t.TempDir(), "long.c")
@@ -756,9 +789,9 @@ func TestCaptureStreamsLongRun(t *testing.T) {
 	if out, err := exec.Command("gcc", "-O0", "-g", "-o", bin, src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
-	dir, tmp := filepath.Join(t.TempDir(), "run"), t.TempDir()
+	dir := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(difftraceBin, "capture", "-o", dir, "--", bin)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	cmd.Env = withoutTMPDIR()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -767,6 +800,7 @@ func TestCaptureStreamsLongRun(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- cmd.Wait() }()
 	var peak int64
+	inShm := false
 	for running := true; running; {
 		select {
 		case err := <-done:
@@ -775,18 +809,27 @@ func TestCaptureStreamsLongRun(t *testing.T) {
 			}
 			running = false
 		case <-time.After(20 * time.Millisecond):
-			peak = max(peak, diskUse(dir, tmp))
+			work, _ := shmWork()
+			inShm = inShm || len(work) > 0
+			onDisk, _ := filepath.Glob(filepath.Join(os.TempDir(), "difftrace-uftrace-*"))
+			peak = max(peak, diskUse(append(append(work, onDisk...), dir)...))
 		}
+	}
+	if !inShm && shmemIsTmpfs() {
+		t.Errorf("the recorder's work directory was not in /dev/shm")
 	}
 	const bound = 64 << 20
 	if peak > bound {
-		t.Errorf("the recording took %d MB on disk at its peak, more than %d MB", peak>>20, bound>>20)
+		t.Errorf("the recording took %d MB on disk and in /dev/shm at its peak, more than %d MB", peak>>20, bound>>20)
 	}
 	m := manifest(t, dir)
 	calls := m.Ranks[0].Threads[0].Events / 2
 	if want := uint64(1 + 2_500_000*5); calls != want {
 		t.Errorf("the trace holds %d calls, want %d", calls, want)
 	}
-	assertNoWork(t, tmp, dir)
-	t.Logf("peak %.1f MB on disk for %d calls (%d MB of raw records)", float64(peak)/(1<<20), calls, calls*32>>20)
+	assertNoWork(t, t.TempDir(), dir)
+	if _, stale := shmWork(); len(stale) > 0 {
+		t.Errorf("left behind in /dev/shm: %v", stale)
+	}
+	t.Logf("peak %.1f MB on disk and in /dev/shm for %d calls (%d MB of raw records)", float64(peak)/(1<<20), calls, calls*32>>20)
 }
