@@ -69,16 +69,21 @@ chmod +x "$work/uftrace.sh"
 median() { sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
 sum() { grep -o "\"$1\": [0-9]*" "$2" | awk '{s+=$2} END {print s+0}'; }
 
-# peak: samples the storage used under $work/out*, $work/tmp and capture's
-# work directories in /dev/shm until
-# killed; prints the largest figure, in bytes.
+# peak FILE: samples the storage used under $work/out*, $work/tmp and
+# capture's work directories in /dev/shm until killed, keeping the largest
+# figure, in bytes, in FILE. (No trap: a TERM that arrived while bash was
+# reading a command substitution once left the trap unparsed and the
+# sampler running.)
 peak() {
 	set +e +o pipefail
 	local max=0 now
-	trap 'echo $max; exit 0' TERM
+	echo 0 >"$1"
 	while :; do
 		now=$(du -sb "$work"/out* "$work/tmp" /dev/shm/difftrace-uftrace-* 2>/dev/null | awk '{s+=$1} END {printf "%d\n", s}')
-		[ "$now" -gt "$max" ] && max=$now
+		if [ "$now" -gt "$max" ]; then
+			max=$now
+			echo "$max" >"$1"
+		fi
 		sleep 0.1
 	done
 }
@@ -87,7 +92,7 @@ peak() {
 run() {
 	local mode=$1 prog=$2 out="$work/out" t
 	rm -rf "$work"/out* "$work"/tmp/*
-	peak >"$work/peak" &
+	peak "$work/peak" &
 	local sampler=$!
 	local TIMEFORMAT=%R
 	case $mode in
@@ -95,8 +100,8 @@ run() {
 	uftrace-buf) t=$({ time UFTRACE_BUFFER=${BUFFER:-512K} mpirun -x UFTRACE_BUFFER -np $NP "$work/uftrace.sh" "$out" "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
 	capture) t=$({ time env -u TMPDIR mpirun -np $NP "$DT" capture -o "$out" -- "$prog" --steps "$STEPS" >/dev/null 2>&1; } 2>&1) ;;
 	esac
-	kill -TERM $sampler
-	wait $sampler || true
+	kill -KILL $sampler
+	wait $sampler 2>/dev/null || true
 	local calls=- bytes=-
 	if [ "$mode" = capture ]; then
 		calls=$(($(sum events "$out/run.json") / 2))
