@@ -92,6 +92,10 @@ peak() {
 run() {
 	local mode=$1 prog=$2 out="$work/out" t
 	rm -rf "$work"/out* "$work"/tmp/*
+	# The 2 GB an uftrace run leaves in the page cache would otherwise be
+	# written back, and its files' blocks freed, while the next recording
+	# runs: that of capture, which follows the uftrace runs in each round.
+	sync
 	peak "$work/peak" &
 	local sampler=$!
 	local TIMEFORMAT=%R
