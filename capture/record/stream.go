@@ -76,7 +76,6 @@ type streamer struct {
 
 	ids   map[uint64]uint16
 	addrs []uint64 // addrs[id-1] is the address of provisional ID id
-	cache [addrCacheSize]addrID
 
 	// threads is the receiver's own until done is closed.
 	threads map[int]*streamThread
@@ -103,13 +102,30 @@ type streamThread struct {
 	vals []uint16
 	rest []byte // the start of a record the next message completes
 
-	stack []uint16 // provisional IDs of the open calls, outermost first
+	// stack[:top] are the provisional IDs of the open calls, outermost
+	// first (uftrace numbers depths in 10 bits).
+	stack *[maxDepth]uint16
+	top   int
 	first []uint16 // provisional IDs in order of first appearance here
 	seen  []uint64 // bit set of provisional IDs in first
-	calls uint64
-	lost  uint64
-	last  uint64 // time of the last record
+	// cache holds address → ID pairs in front of the streamer's map. It
+	// is the thread's own and takes only IDs already in first, so that a
+	// call found there needs nothing else looked up.
+	cache   *[addrCacheSize]addrID
+	written uint64 // values compressed before those in vals
+	lost    uint64
+	last    uint64 // time of the last record
 }
+
+// maxDepth bounds uftrace's call depths (a record has 10 bits for them).
+const maxDepth = 1024
+
+// calls is the number of entries and exits the thread recorded.
+func (t *streamThread) calls() uint64 { return t.written + uint64(len(t.vals)) }
+
+// openCalls returns the provisional IDs of the calls still open, outermost
+// first.
+func (t *streamThread) openCalls() []uint16 { return t.stack[:t.top] }
 
 // newStreamer listens on a loopback port for one recorder.
 func newStreamer(dir, base string) (*streamer, error) {
@@ -282,7 +298,7 @@ func (s *streamer) data(tid int, b []byte) error {
 		if err != nil {
 			return fileError(s.dir, err)
 		}
-		t = &streamThread{tid: tid, f: f, vals: make([]uint16, 0, 8192)}
+		t = &streamThread{tid: tid, f: f, vals: make([]uint16, 0, 8192), stack: new([maxDepth]uint16), cache: new([addrCacheSize]addrID)}
 		t.bw = bufio.NewWriterSize(f, 64<<10)
 		t.w = parlot.NewWriter(t.bw)
 		s.threads[tid] = t
@@ -298,18 +314,30 @@ func (s *streamer) data(tid int, b []byte) error {
 // records decodes whole records of b into t's stream; an incomplete record
 // at its end is kept for the next buffer.
 func (s *streamer) records(t *streamThread, b []byte) error {
-	// The thread's state in locals for the loop (the compiler keeps
-	// them in registers); written back on every way out.
-	vals, stack, seen, calls, last := t.vals, t.stack, t.seen, t.calls, t.last
-	defer func() { t.vals, t.stack, t.seen, t.calls, t.last = vals, stack, seen, calls, last }()
+	var last uint64
 	for len(b) >= recordSize {
+		// Most records go through the loop of plainRecords; it stops
+		// at the first that needs more (a function not yet in the
+		// thread's cache, a record of another kind), or when vals is full.
+		var n int
+		b, t.vals, t.top, n, last = plainRecords(b, t.vals, t.stack, t.top, t.cache, last)
+		if len(t.vals) == cap(t.vals) {
+			if err := t.w.Write(t.vals); err != nil {
+				return fileError(t.f.Name(), err)
+			}
+			t.written += uint64(len(t.vals))
+			t.vals = t.vals[:0]
+			continue
+		}
+		if n > 0 || len(b) < recordSize {
+			continue
+		}
 		w := binary.LittleEndian.Uint64(b[8:])
 		size := recordSize
-		if w&(7<<3|1<<2) != 5<<3 {
-			// A bad magic, or a record with arguments.
-			if w>>3&7 != 5 {
-				return fmt.Errorf("thread %d: uftrace sent a record with a bad magic: the recording is damaged", t.tid)
-			}
+		if w>>3&7 != 5 {
+			return fmt.Errorf("thread %d: uftrace sent a record with a bad magic: the recording is damaged", t.tid)
+		}
+		if w&(1<<2) != 0 {
 			if decode.UftraceKind(w&3) != decode.UftraceEvent {
 				return fmt.Errorf("thread %d: uftrace sent a record with function arguments (-A/-R/-a), which difftrace does not read", t.tid)
 			}
@@ -321,60 +349,75 @@ func (s *streamer) records(t *streamThread, b []byte) error {
 				break
 			}
 		}
-		last = max(last, binary.LittleEndian.Uint64(b))
-		depth := int(w >> 6 & 1023)
+		last = binary.LittleEndian.Uint64(b)
 		switch decode.UftraceKind(w & 3) {
 		case decode.UftraceEntry:
+			// Its function is not in the cache: look it up, and let
+			// plainRecords take the record.
 			addr := w >> 16
-			var id uint16
-			if c := &s.cache[(addr^addr>>12)&(addrCacheSize-1)]; c.addr == addr && c.id != 0 {
-				id = c.id
-			} else {
-				var err error
-				if id, err = s.id(addr); err != nil {
-					return err
-				}
+			id, err := s.id(t, addr)
+			if err != nil {
+				return err
 			}
-			if len(stack) > depth {
-				stack = stack[:depth]
-			}
-			stack = append(stack, id)
-			if int(id>>6) >= len(seen) {
-				seen = append(seen, make([]uint64, int(id>>6)+1-len(seen))...)
-			}
-			if seen[id>>6]&(1<<(id&63)) == 0 {
-				seen[id>>6] |= 1 << (id & 63)
-				t.first = append(t.first, id)
-			}
-			vals = append(vals, id)
-			calls++
-		case decode.UftraceExit:
-			if len(stack) > depth {
-				stack = stack[:depth]
-			}
-			vals = append(vals, 0)
-			calls++
+			t.cache[cacheSlot(addr)] = addrID{addr, id}
+			continue
 		case decode.UftraceLost:
 			t.lost += w >> 16
 		}
-		if len(vals) == cap(vals) {
-			if err := t.w.Write(vals); err != nil {
-				return fileError(t.f.Name(), err)
-			}
-			vals = vals[:0]
-		}
 		b = b[size:]
+	}
+	if last != 0 {
+		// A thread's records come in the order of their times.
+		t.last = max(t.last, last)
 	}
 	t.rest = append(t.rest[:0], b...)
 	return nil
 }
 
-// id returns the provisional ID of the function at addr.
-func (s *streamer) id(addr uint64) (uint16, error) {
-	c := &s.cache[(addr^addr>>12)&(addrCacheSize-1)]
-	if c.addr == addr && c.id != 0 {
-		return c.id, nil
+// cacheSlot is the slot of addr in a thread's address cache.
+func cacheSlot(addr uint64) uint64 { return (addr ^ addr>>12) & (addrCacheSize - 1) }
+
+// plainRecords decodes the entry and exit records at the start of b, for
+// functions in cache, into vals and the stack of open calls stack[:top],
+// until vals is full. It returns the rest of b, vals, top, the number of
+// records decoded and the time of the last. It calls nothing, so that the
+// compiler keeps the loop's state in registers.
+func plainRecords(b []byte, vals []uint16, stack *[maxDepth]uint16, top int, cache *[addrCacheSize]addrID, last uint64) ([]byte, []uint16, int, int, uint64) {
+	n := 0
+	for len(b) >= recordSize && len(vals) < cap(vals) {
+		w := binary.LittleEndian.Uint64(b[8:])
+		// The magic, no arguments, and an entry or an exit.
+		if w&(7<<3|1<<2|1<<1) != 5<<3 {
+			break
+		}
+		depth := int(w >> 6 & (maxDepth - 1))
+		if w&1 == 0 {
+			addr := w >> 16
+			c := &cache[cacheSlot(addr)]
+			id := c.id
+			if c.addr != addr || id == 0 {
+				break
+			}
+			// A call deeper than the open ones (records lost between
+			// them) goes on top of them.
+			d := min(depth, top)
+			stack[d&(maxDepth-1)] = id
+			top = d + 1
+			vals = append(vals, id)
+		} else {
+			top = min(top, depth)
+			vals = append(vals, 0)
+		}
+		last = binary.LittleEndian.Uint64(b)
+		b = b[recordSize:]
+		n++
 	}
+	return b, vals, top, n, last
+}
+
+// id returns the provisional ID of the function at addr, numbering it if
+// it is new, and notes it among those thread t called.
+func (s *streamer) id(t *streamThread, addr uint64) (uint16, error) {
 	id, ok := s.ids[addr]
 	if !ok {
 		if len(s.addrs) >= parlot.MaxFuncID {
@@ -384,7 +427,13 @@ func (s *streamer) id(addr uint64) (uint16, error) {
 		id = uint16(len(s.addrs))
 		s.ids[addr] = id
 	}
-	*c = addrID{addr, id}
+	if int(id>>6) >= len(t.seen) {
+		t.seen = append(t.seen, make([]uint64, int(id>>6)+1-len(t.seen))...)
+	}
+	if t.seen[id>>6]&(1<<(id&63)) == 0 {
+		t.seen[id>>6] |= 1 << (id & 63)
+		t.first = append(t.first, id)
+	}
 	return id, nil
 }
 
@@ -429,6 +478,7 @@ func (s *streamer) flush() error {
 	var first error
 	for _, t := range s.threads {
 		err := t.w.Write(t.vals)
+		t.written += uint64(len(t.vals))
 		t.vals = t.vals[:0]
 		if err == nil {
 			err = t.w.Close()
@@ -524,8 +574,8 @@ func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
 		for _, id := range t.first {
 			note(name(t, id))
 		}
-		p.stats = decode.UftraceThreadStats{Calls: t.calls, Lost: t.lost, LastTime: t.last, Truncated: len(t.rest) > 0}
-		for _, id := range t.stack {
+		p.stats = decode.UftraceThreadStats{Calls: t.calls(), Lost: t.lost, LastTime: t.last, Truncated: len(t.rest) > 0}
+		for _, id := range t.openCalls() {
 			p.stats.Open = append(p.stats.Open, name(t, id))
 		}
 	}
