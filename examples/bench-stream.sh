@@ -3,7 +3,8 @@
 # streaming"): the C++ proxy examples/stencil.cpp, 8 ranks, built at -O0 and
 # at -O2, run under `uftrace record` writing its raw files — with uftrace's
 # own buffer size, as a user would run it, and with capture's (--buffer
-# 512K) — and under `difftrace capture`, alternately, REPS times each. For
+# 512K) — and under `difftrace capture`, in rounds of one of each (each
+# round starting with the next of the three), REPS rounds. For
 # each: wall time, peak storage used by the recording (sampled every 0.1 s:
 # uftrace's data directories; capture's work directories, in /dev/shm, and
 # run directory), calls recorded, and for capture the ParLOT bytes written
@@ -123,8 +124,12 @@ for o in O0 O2; do
 	calls=- bytes=-
 	declare -A round=()
 	pairs="" pairsb=""
-	for _ in $(seq "$REPS"); do
-		for mode in uftrace uftrace-buf capture; do
+	modes=(uftrace uftrace-buf capture)
+	for r in $(seq 0 $((REPS - 1))); do
+		# Each round starts with the next recording of the three, so
+		# that none always comes after the same others.
+		for i in 0 1 2; do
+			mode=${modes[$(((r + i) % 3))]}
 			read -r w p c b < <(run $mode "$prog")
 			walls[$mode]+="$w"$'\n'
 			peaks[$mode]+="$p"$'\n'
