@@ -1,9 +1,11 @@
 package diffnlr
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // Abridge says how much of a long diff the picture and the text show. Real
@@ -68,6 +70,9 @@ type skipped struct {
 	common, normal, faulty int
 	same                   bool
 	every                  int
+	// usual: the line stands for one change like those between the
+	// normal runs (usualChanges).
+	usual bool
 }
 
 // minSame is the smallest number of identical changes in a row that abridge
@@ -98,7 +103,10 @@ type view struct {
 // When markEnd is set (the faulty trace was cut short: killed, crashed or
 // hung) and the traces end differently, the faulty trace's last element is
 // marked and never hidden.
-func abridge(blocks []Block, a Abridge, markEnd bool) view {
+//
+// With usual set, changes like those between the normal runs are one line
+// each (usualChanges).
+func abridge(blocks []Block, a Abridge, markEnd bool, usual *Pairs) view {
 	a = a.withDefaults()
 	var v view
 	for _, b := range blocks {
@@ -121,6 +129,10 @@ func abridge(blocks []Block, a Abridge, markEnd bool) view {
 	// what they hide.
 	var marks map[int]*skipped
 	if a.Changes >= 0 {
+		if usual != nil {
+			blocks = usualChanges(blocks, changes, usual)
+			changes = changeSpans(blocks)
+		}
 		blocks, marks = sameChanges(blocks, changes, a.Context, markEnd)
 		changes = changeSpans(blocks)
 	}
@@ -188,7 +200,7 @@ func abridge(blocks []Block, a Abridge, markEnd bool) view {
 
 	for i := 0; i < len(blocks); i++ {
 		b := blocks[i]
-		if m := marks[i]; m != nil && i != skipFrom {
+		if m := cmp.Or(marks[i], b.mark); m != nil && i != skipFrom {
 			v.parts = append(v.parts, part{kind: Common, skip: m})
 			continue
 		}
@@ -197,7 +209,7 @@ func abridge(blocks []Block, a Abridge, markEnd bool) view {
 			// The common block the hidden stretch starts with keeps its head.
 			first, last := skipFrom, skipTo-1
 			for j := first; j <= last; j++ {
-				if m := marks[j]; m != nil {
+				if m := cmp.Or(marks[j], blocks[j].mark); m != nil {
 					s.changes += m.changes
 					s.common += m.common
 					s.normal += m.normal
@@ -277,12 +289,16 @@ func sameChanges(blocks []Block, changes []span, context int, markEnd bool) ([]B
 		}
 		return true
 	}
+	// marked reports whether a line stands between changes x and y.
+	marked := func(x, y span) bool {
+		return slices.ContainsFunc(blocks[x.end:y.start], func(b Block) bool { return b.mark != nil })
+	}
 	var out []Block
 	var marks map[int]*skipped
 	from := 0 // blocks[from:] are not yet in out
 	for k := 0; k < len(changes); {
 		j := k
-		for j+1 < len(changes) && alike(changes[k], changes[j+1]) {
+		for j+1 < len(changes) && alike(changes[k], changes[j+1]) && !marked(changes[j], changes[j+1]) {
 			j++
 		}
 		if markEnd && j > k && changes[j].end == len(blocks) {
@@ -326,4 +342,63 @@ func sameChanges(blocks []Block, changes []span, context int, markEnd bool) ([]B
 		return blocks, nil
 	}
 	return append(out, blocks[from:]...), marks
+}
+
+// usualChanges replaces each change between two common stretches whose
+// faulty side makes only call pairs that usual holds — the calls of its
+// faulty-only elements, from the last call before it to the first after
+// it — by an empty Common block marked as such a change: the program did
+// there what its normal runs do among themselves. A change that makes a new
+// pair, adds calls no normal run makes there or leaves out calls that no
+// normal run leaves out, stays; so does one where a loop ran a different
+// number of times (the same loop on both sides), which pairs cannot tell.
+// blocks is not modified.
+func usualChanges(blocks []Block, changes []span, usual *Pairs) []Block {
+	var out []Block
+	from := 0 // blocks[from:] are not yet in out
+	for _, c := range changes {
+		if c.start == 0 || c.end == len(blocks) {
+			continue // where a trace starts or ends differently matters
+		}
+		before, after := blocks[c.start-1].Elems, blocks[c.end].Elems
+		if len(before) == 0 || len(after) == 0 {
+			continue
+		}
+		s := &skipped{changes: 1, usual: true}
+		seq := nlr.Sequence{before[len(before)-1]}
+		loops := map[int32]Kind{}
+		counts := false // a loop on both sides: its count changed
+		for _, b := range blocks[c.start:c.end] {
+			switch b.Kind {
+			case NormalOnly:
+				s.normal += len(b.Elems)
+			case FaultyOnly:
+				s.faulty += len(b.Elems)
+				seq = append(seq, b.Elems...)
+			}
+			for _, e := range b.Elems {
+				if !e.IsLoop() {
+					continue
+				}
+				if k, ok := loops[e.Loop]; ok && k != b.Kind {
+					counts = true
+				}
+				loops[e.Loop] = b.Kind
+			}
+		}
+		if counts {
+			continue // pairs say nothing of how often a loop ran
+		}
+		seq = append(seq, after[0])
+		if !usual.walk(seq, func(pair [2]trace.Symbol, _ uint64) bool { return usual.Has(pair[0], pair[1]) }, false) {
+			continue
+		}
+		out = append(out, blocks[from:c.start]...)
+		out = append(out, Block{Kind: Common, mark: s})
+		from = c.end
+	}
+	if out == nil {
+		return blocks
+	}
+	return append(out, blocks[from:]...)
 }

@@ -34,6 +34,10 @@ func (k Kind) String() string {
 type Block struct {
 	Kind  Kind
 	Elems nlr.Sequence
+
+	// mark, in an abridged diff, is what an empty Common block stands for
+	// (usualChanges).
+	mark *skipped
 }
 
 // MaxDistinct is the largest number of distinct elements Diff can handle:

@@ -38,6 +38,12 @@ type Picture struct {
 	Bodies func(normal, faulty int32) string
 	// Abridge limits what long diffs show; the zero value is the default.
 	Abridge Abridge
+	// Usual, when set, holds the call pairs of the normal runs of a
+	// program that varies by itself. Unless Abridge is Full, a change
+	// between two common stretches whose faulty side makes only pairs
+	// among them (the calls before and after it included) differs as the
+	// normal runs differ among themselves, and is shown as one line.
+	Usual *Pairs
 	// Ended, when not empty, says how the faulty trace was cut short
 	// ("killed by the --timeout", "killed by SIGSEGV"): where it ends
 	// differently from the normal trace, its last element is marked
@@ -57,7 +63,7 @@ type Section struct {
 // sections after a heading.
 func (p *Picture) view() view {
 	if len(p.Sections) == 0 {
-		return abridge(p.Blocks, p.Abridge, p.Ended != "")
+		return abridge(p.Blocks, p.Abridge, p.Ended != "", p.Usual)
 	}
 	// Unless everything is drawn, a section without changes is one heading
 	// (consecutive ones share it), and a section whose diff is that of an
@@ -72,7 +78,7 @@ func (p *Picture) view() view {
 		}
 	}
 	for i, s := range p.Sections {
-		sv := abridge(s.Blocks, p.Abridge, p.Ended != "")
+		sv := abridge(s.Blocks, p.Abridge, p.Ended != "", p.Usual)
 		v.normalLen += sv.normalLen
 		v.faultyLen += sv.faultyLen
 		v.changes += sv.changes
@@ -179,6 +185,9 @@ func skipText(s *skipped) string {
 	if s.same {
 		return "… " + sameText(s) + " …"
 	}
+	if s.usual {
+		return "… " + usualText(s) + " …"
+	}
 	return fmt.Sprintf("… %s more %s (%s common, %s normal-only, %s faulty-only elements) …",
 		thousands(s.changes), plural(s.changes, "change", "changes"),
 		thousands(s.common), thousands(s.normal), thousands(s.faulty))
@@ -195,10 +204,19 @@ func sameText(s *skipped) string {
 		times, thousands(s.common), plural(s.common, "element", "elements"))
 }
 
+// usualText describes a change like those between normal runs.
+func usualText(s *skipped) string {
+	return fmt.Sprintf("a change as between normal runs: %s normal-only, %s faulty-only %s, no call pair the normal runs do not make",
+		thousands(s.normal), thousands(s.faulty), plural(s.faulty, "element", "elements"))
+}
+
 // skipLines is skipText on two lines, for a box in the picture.
 func skipLines(s *skipped) string {
 	if s.same {
 		return "… " + sameText(s) + " …"
+	}
+	if s.usual {
+		return "… a change as between normal runs …\n" + thousands(s.normal) + " normal-only, " + thousands(s.faulty) + " faulty-only " + plural(s.faulty, "element", "elements")
 	}
 	return fmt.Sprintf("… %s more %s …\n%s common, %s normal-only, %s faulty-only elements",
 		thousands(s.changes), plural(s.changes, "change", "changes"),

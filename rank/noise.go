@@ -413,16 +413,11 @@ func (n *NLR) NormalCall(i int, blocks []diffnlr.Block, k uint64) uint64 {
 	return r + (k - a)
 }
 
-// NewPair returns, when the normal runs differ among themselves, the first
-// pair of calls trace IDs[i] makes in the faulty run that no trace makes in
-// any normal run (diffnlr.FirstNewPair): where a program that varies by
-// itself did something it never does. Its Call counts the recorded calls;
-// at is the same call's index in Seq(Faulty, i), which differs where
-// run-wide changes were undone. ok is false without further normal runs,
-// when they do not differ, or when there is no such pair.
-func (n *NLR) NewPair(i int) (np diffnlr.NewPair, at uint64, ok bool) {
-	if !n.noise().varies || !n.c.Has(Faulty, i) {
-		return np, 0, false
+// UsualPairs returns, when the normal runs differ among themselves, the
+// call pairs of every trace of every normal run (diffnlr.Pairs); else nil.
+func (n *NLR) UsualPairs() *diffnlr.Pairs {
+	if !n.noise().varies {
+		return nil
 	}
 	n.pairsOnce.Do(func() {
 		n.pairs = diffnlr.NewPairs(n.Table)
@@ -434,6 +429,20 @@ func (n *NLR) NewPair(i int) (np diffnlr.NewPair, at uint64, ok bool) {
 			}
 		}
 	})
+	return n.pairs
+}
+
+// NewPair returns, when the normal runs differ among themselves, the first
+// pair of calls trace IDs[i] makes in the faulty run that no trace makes in
+// any normal run (diffnlr.FirstNewPair): where a program that varies by
+// itself did something it never does. Its Call counts the recorded calls;
+// at is the same call's index in Seq(Faulty, i), which differs where
+// run-wide changes were undone. ok is false without further normal runs,
+// when they do not differ, or when there is no such pair.
+func (n *NLR) NewPair(i int) (np diffnlr.NewPair, at uint64, ok bool) {
+	if !n.c.Has(Faulty, i) || n.UsualPairs() == nil {
+		return np, 0, false
+	}
 	np, ok = diffnlr.FirstNewPair(n.pairs, n.Seq(Faulty, i))
 	at = np.Call
 	if ok && n.Patched(i) {

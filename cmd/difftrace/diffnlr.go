@@ -303,6 +303,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	for _, p := range parts {
 		pic.Notes = append(pic.Notes, p.text)
 	}
+	pic.Usual = usualPairs(c, n, threads)
 	pic.Abridge = ab
 	pic.Ended = c.Runs[rank.Faulty].Ending(id.Proc)
 	pic.Bodies = func(a, b int32) string { return bodyDiff(n, a, b) }
@@ -484,6 +485,22 @@ type parting struct {
 // For runs given as summaries, the call stacks come from the runs they
 // summarise; where those are not at hand the stacks are left out and
 // noStacks holds why.
+// usualPairs returns the call pairs of the normal runs, for the picture to
+// show changes like those between them as one line each
+// (diffnlr.Picture.Usual), when the normal runs differ among themselves and
+// every thread shown makes a pair of calls that none of them makes. The
+// first difference is then where such a pair is made, in a change that
+// stays.
+func usualPairs(c *rank.Comparison, n *rank.NLR, threads []trace.ID) *diffnlr.Pairs {
+	for _, t := range threads {
+		i, _ := c.Index(t)
+		if _, _, ok := n.NewPair(i); !ok {
+			return nil
+		}
+	}
+	return n.UsualPairs()
+}
+
 func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) (out []parting, noStacks error, err error) {
 	callStack := func(r int, id trace.ID, f *filters.Filter, k uint64) ([]trace.Symbol, error) {
 		st, err := c.CallStack(r, id, f, k)
