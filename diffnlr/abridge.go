@@ -130,7 +130,7 @@ func abridge(blocks []Block, a Abridge, markEnd bool, usual *Pairs) view {
 	var marks map[int]*skipped
 	if a.Changes >= 0 {
 		if usual != nil {
-			blocks = usualChanges(blocks, changes, usual)
+			blocks = usualChanges(blocks, changes, usual, a.Changed)
 			changes = changeSpans(blocks)
 		}
 		blocks, marks = sameChanges(blocks, changes, a.Context, markEnd)
@@ -353,7 +353,10 @@ func sameChanges(blocks []Block, changes []span, context int, markEnd bool) ([]B
 // normal run leaves out, stays; so does one where a loop ran a different
 // number of times (the same loop on both sides), which pairs cannot tell.
 // blocks is not modified.
-func usualChanges(blocks []Block, changes []span, usual *Pairs) []Block {
+//
+// Only changes of more than small elements (Abridge.Changed) become a
+// line: a shorter one takes no more room shown as it is.
+func usualChanges(blocks []Block, changes []span, usual *Pairs, small int) []Block {
 	var out []Block
 	from := 0 // blocks[from:] are not yet in out
 	for _, c := range changes {
@@ -386,8 +389,10 @@ func usualChanges(blocks []Block, changes []span, usual *Pairs) []Block {
 				loops[e.Loop] = b.Kind
 			}
 		}
-		if counts {
-			continue // pairs say nothing of how often a loop ran
+		if counts || s.normal+s.faulty <= small {
+			// Pairs say nothing of how often a loop ran; a short change
+			// is shown.
+			continue
 		}
 		seq = append(seq, after[0])
 		if !usual.walk(seq, func(pair [2]trace.Symbol, _ uint64) bool { return usual.Has(pair[0], pair[1]) }, false) {

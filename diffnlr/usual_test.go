@@ -18,8 +18,9 @@ func letters(s string) []trace.Symbol {
 }
 
 // A change whose faulty side makes only call pairs the normal runs make is
-// one line when Usual is set; a change that makes a new pair stays, and so
-// does everything without Usual or with Full.
+// one line when Usual is set and it is longer than Abridge.Changed; a
+// change that makes a new pair stays, and so does everything without Usual
+// or with Full.
 func TestUsualChanges(t *testing.T) {
 	// Two normal runs that differ by themselves: after "s", either "xy"
 	// or "z" (a task goes one way or the other). The faulty run leaves
@@ -48,16 +49,20 @@ func TestUsualChanges(t *testing.T) {
 		}
 		return b.String()
 	}
-	with := text(&Picture{Blocks: blocks, Usual: p, Abridge: Abridge{Context: 1}})
+	with := text(&Picture{Blocks: blocks, Usual: p, Abridge: Abridge{Context: 1, Changed: 2}})
 	if !strings.Contains(with, "- v") {
 		t.Errorf("the change that makes a new pair is not shown:\n%s", with)
 	}
 	if strings.Contains(with, "- x") || !strings.Contains(with, "a change as between normal runs: 2 normal-only, 1 faulty-only element") {
 		t.Errorf("the change like those between normal runs is not one line:\n%s", with)
 	}
-	for _, pic := range []*Picture{{Blocks: blocks, Abridge: Abridge{Context: 1}}, {Blocks: blocks, Usual: p, Abridge: Full}} {
+	for _, pic := range []*Picture{
+		{Blocks: blocks, Abridge: Abridge{Context: 1, Changed: 2}},
+		{Blocks: blocks, Usual: p, Abridge: Full},
+		{Blocks: blocks, Usual: p, Abridge: Abridge{Context: 1, Changed: 3}}, // no longer than a change shown
+	} {
 		if out := text(pic); !strings.Contains(out, "- x") || strings.Contains(out, "between normal runs") {
-			t.Errorf("without Usual, or with Full, every change is shown:\n%s", out)
+			t.Errorf("without Usual, with Full, or for a short change, every change is shown:\n%s", out)
 		}
 	}
 
@@ -75,7 +80,7 @@ func TestUsualChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pic := &Picture{Blocks: blocks, Usual: p, Label: func(e nlr.Element) string {
+	pic := &Picture{Blocks: blocks, Usual: p, Abridge: Abridge{Changed: 1}, Label: func(e nlr.Element) string {
 		return e.Format(func(s trace.Symbol) string { return string(rune('a' + s)) })
 	}}
 	var b strings.Builder
