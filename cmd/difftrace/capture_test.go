@@ -744,10 +744,11 @@ func diskUse(dirs ...string) int64 {
 	return n
 }
 
-// shmemIsTmpfs says /dev/shm is a tmpfs.
-func shmemIsTmpfs() bool {
+// shmemUsable says capture puts its work directories in /dev/shm here: a
+// tmpfs with 256 MB free (record's minShmemFree).
+func shmemUsable() bool {
 	var st syscall.Statfs_t
-	return syscall.Statfs("/dev/shm", &st) == nil && st.Type == 0x01021994
+	return syscall.Statfs("/dev/shm", &st) == nil && st.Type == 0x01021994 && uint64(st.Bavail)*uint64(st.Bsize) >= 256<<20
 }
 
 // shmWork lists the recorders' work directories in /dev/shm, and says
@@ -815,7 +816,7 @@ func TestCaptureStreamsLongRun(t *testing.T) {
 			peak = max(peak, diskUse(append(append(work, onDisk...), dir)...))
 		}
 	}
-	if !inShm && shmemIsTmpfs() {
+	if !inShm && shmemUsable() {
 		t.Errorf("the recorder's work directory was not in /dev/shm")
 	}
 	const bound = 64 << 20
@@ -832,4 +833,56 @@ func TestCaptureStreamsLongRun(t *testing.T) {
 		t.Errorf("left behind in /dev/shm: %v", stale)
 	}
 	t.Logf("peak %.1f MB on disk and in /dev/shm for %d calls (%d MB of raw records)", float64(peak)/(1<<20), calls, calls*32>>20)
+}
+
+// A recorder killed outright (SIGKILL) leaves its work directory in
+// /dev/shm; the next capture on the machine removes it.
+func TestCaptureCleansAfterKilledRecorder(t *testing.T) {
+	needE2E(t)
+	if !shmemUsable() {
+		t.Skip("/dev/shm is no tmpfs with 256 MB free here, so capture works in /tmp; TestCaptureStreamsLongRun checks that it leaves nothing there")
+	}
+	src := filepath.Join(t.TempDir(), "long.c")
+	os.WriteFile(src, []byte(longSrc), 0o644)
+	bin := filepath.Join(filepath.Dir(src), "long")
+	if out, err := exec.Command("gcc", "-O0", "-g", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	before, _ := shmWork()
+	cmd := exec.Command(difftraceBin, "capture", "-o", filepath.Join(t.TempDir(), "run"), "--", bin)
+	cmd.Env = withoutTMPDIR()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The recorder's work directory is difftrace-uftrace-0-PID-*, PID
+	// that of the recorder: kill that process outright.
+	var work string
+	for deadline := time.Now().Add(20 * time.Second); work == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		now, _ := shmWork()
+		for _, d := range now {
+			if !slices.Contains(before, d) {
+				work = d
+			}
+		}
+	}
+	if work == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("no work directory appeared in /dev/shm")
+	}
+	pid, _ := strconv.Atoi(strings.Split(filepath.Base(work), "-")[3])
+	syscall.Kill(pid, syscall.SIGKILL)
+	cmd.Wait()
+	if _, err := os.Stat(work); err != nil {
+		t.Fatalf("the killed recorder's work directory is gone already (%v): nothing to check", err)
+	}
+	// The next capture.
+	next := exec.Command(difftraceBin, "capture", "-o", filepath.Join(t.TempDir(), "run2"), "--", bin)
+	next.Env = withoutTMPDIR()
+	if out, err := next.CombinedOutput(); err != nil {
+		t.Fatalf("the next capture: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(work); err == nil {
+		t.Errorf("the next capture left the killed recorder's %s in place", work)
+	}
 }
