@@ -206,27 +206,26 @@ func symbolsOf(syms []trace.Symbol) nlr.Sequence {
 }
 
 // Text says where the traces part and how, in one line: "iteration 6 of 12
-// of L24: halo::Exchanger::exchange and 19 more calls missing". name names
-// symbols; stack, if not empty, is the call stack at that point (outermost
-// first), written after the loops.
+// of L24: halo::Exchanger::exchange and 19 more calls missing", or "after
+// 412 calls: …" where no loop holds the place. name names symbols; stack, if
+// not empty, is the call stack at that point (outermost first), written
+// after the loops or the count.
 func (f First) Text(name func(trace.Symbol) string, stack []string) string {
 	var where []string
 	for _, p := range f.Loops {
 		where = append(where, fmt.Sprintf("iteration %d of %d of L%d", p.Iteration, p.Count, p.Loop))
 	}
 	w := strings.Join(where, " > ")
-	if len(stack) > 0 {
-		if w != "" {
-			w += ", "
-		}
-		w += "in " + strings.Join(stack, " > ")
-	}
 	if w == "" {
+		// No loop to count iterations in: how far into the trace.
 		n := int(min(f.Common, math.MaxInt32))
 		w = fmt.Sprintf("after %s %s", thousands(n), plural(n, "call", "calls"))
 		if f.Common == 0 {
 			w = "at the start"
 		}
+	}
+	if len(stack) > 0 {
+		w += ", in " + strings.Join(stack, " > ")
 	}
 	calls := func(s []trace.Symbol, more int) string {
 		out := name(s[0])

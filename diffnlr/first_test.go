@@ -110,6 +110,11 @@ func TestFirstDifferenceEnds(t *testing.T) {
 	if got := f.Text(name, nil); got != "first difference: after 3,000 calls: the faulty trace ends here; the normal run goes on with fin" {
 		t.Errorf("Text: %s", got)
 	}
+	// With a call stack and no loop around the place, the count stays:
+	// it says which of many alike places it is.
+	if got := f.Text(name, []string{"main", "worker"}); got != "first difference: after 3,000 calls, in main > worker: the faulty trace ends here; the normal run goes on with fin" {
+		t.Errorf("Text with a stack: %s", got)
+	}
 	if _, ok, _ := firstOf(t, tab, normal, normal, false); ok {
 		t.Error("identical traces part")
 	}
