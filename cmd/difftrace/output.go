@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
-	"golang.org/x/term"
 	"io"
 	"os"
+
+	"golang.org/x/term"
 
 	"github.com/difftrace/difftrace/internal/atomicfile"
 )
@@ -37,8 +39,16 @@ func createOutput(path string, stdout io.Writer, inputs ...string) (*output, err
 		}
 	}
 	f, err := atomicfile.Create(path)
+	var refused *atomicfile.RefusedError
+	if errors.As(err, &refused) {
+		// It names the path, says what it is and what to do.
+		if refused.Path == path {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: leads to %w", path, err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot create the output: %v (check the directory exists and is writable)", path, err)
+		return nil, fmt.Errorf("%s: cannot create the output: %w (check the directory exists and is writable)", path, err)
 	}
 	return &output{Writer: bufio.NewWriterSize(f, 256<<10), f: f, path: path}, nil
 }
@@ -47,7 +57,7 @@ func createOutput(path string, stdout io.Writer, inputs ...string) (*output, err
 func (o *output) Commit() error {
 	if err := o.Flush(); err != nil {
 		o.Abort()
-		return fmt.Errorf("writing %s: %v", o.name(), err)
+		return fmt.Errorf("writing %s: %w", o.name(), err)
 	}
 	if o.f == nil {
 		return nil
@@ -55,7 +65,7 @@ func (o *output) Commit() error {
 	err := o.f.Commit()
 	o.f = nil
 	if err != nil {
-		return fmt.Errorf("writing %s: %v", o.path, err)
+		return fmt.Errorf("writing %s: %w", o.path, err)
 	}
 	return nil
 }

@@ -6,9 +6,34 @@
 //
 // A new file gets the mode the umask allows (0666 less the umask), a file
 // written over keeps the mode it had. Temporary files are named
-// ".NAME.tmp-PID-RANDOM": Create removes those a killed process left beside
-// NAME, and RemoveTemps, called when a command is interrupted, those of the
-// running process.
+// ".NAME.tmp-PID-RANDOM", created with O_EXCL (never through a link): Create
+// removes those a killed process left beside NAME, and RemoveTemps, called
+// when a command is interrupted, those of the running process.
+//
+// A symbolic link stays one: its target is written. Since difftrace
+// resolves links itself, one at a time (Resolve), the kernel's
+// fs.protected_symlinks cannot guard them, so Create applies a stricter
+// form of its rule to every link on the path: a link is followed only if
+// it belongs to the user running difftrace or to root, or if the
+// directory holding it is neither sticky nor writable by its group or by
+// others (so that only its owner or root could have put the link there).
+// The kernel's rule looks at sticky world-writable directories only, and
+// also trusts a link owned by the directory's owner; this one does not.
+// Any other link may have been planted by another user to lead the output
+// onto one of the user's files; it is refused, naming the link, its owner
+// and the directory. Likewise a named pipe, socket or device is written only if it
+// is the user's or root's, or lies in a directory only its owner may
+// change (so /dev/null, /dev/pts/N and the user's own pipes are, another
+// user's pipe in /tmp is not); and another user's file in a sticky
+// directory is not replaced (only root could, keeping the mode that user
+// chose).
+//
+// A device or a pipe is written directly, never replaced. It is opened
+// without blocking: a named pipe that no reader opens within a second is
+// an error, not a command that waits forever; once open, it is written as
+// any pipe. Links in /proc (-o /dev/stdout, /dev/fd/N, bash's >(cmd)) are
+// the process's own descriptors: the kernel follows them and what they
+// lead to is written directly.
 package atomicfile
 
 import (
@@ -54,28 +79,56 @@ var umask = sync.OnceValue(func() fs.FileMode {
 
 // Create starts writing path. Nothing at path changes until Commit, unless
 // path is a device or a pipe, which is written directly. A symbolic link
-// stays one: the file it names is written.
+// stays one: the file it names is written. Links, pipes and devices that
+// another user may have planted are refused with a *RefusedError, and so
+// is a named pipe that nobody reads (see the package comment).
 func Create(path string) (*File, error) {
-	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-		// Through a symbolic link, its target is written: renaming over
-		// the link would replace it with a file.
-		if target, err := filepath.EvalSymlinks(path); err == nil {
-			path = target
-		}
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+	path, err := Resolve(path)
+	if err != nil {
+		return nil, err
 	}
 	mode := 0o666 &^ umask()
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-		mode = st.Mode().Perm()
-	} else if err == nil && !st.IsDir() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	case st.Mode()&fs.ModeSymlink != 0:
+		// Only a link in /proc is left unresolved: a descriptor of
+		// this process (-o /dev/stdout, -o /dev/fd/3, bash's >(cmd)),
+		// written as it is, whatever it leads to.
+		if st, err = os.Stat(path); err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			return nil, &fs.PathError{Op: "create", Path: path, Err: syscall.EISDIR}
+		}
+		f, err := openDirect(path, st, true)
 		if err != nil {
 			return nil, err
 		}
 		return &File{f: f, path: path, direct: true}, nil
+	case st.Mode().IsRegular():
+		if err := mayReplace(path, st); err != nil {
+			return nil, err
+		}
+		mode = st.Mode().Perm()
+	case st.IsDir():
+		return nil, &fs.PathError{Op: "create", Path: path, Err: syscall.EISDIR}
+	default:
+		// A device or a pipe: renaming a file over it would replace it.
+		if err := mayWrite(path, st); err != nil {
+			return nil, err
+		}
+		f, err := openDirect(path, st, false)
+		if err != nil {
+			return nil, err
+		}
+		return &File{f: f, path: path, direct: true}, nil
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
 	}
 	removeStale(dir, base)
 	live.Lock()
