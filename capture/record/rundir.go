@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/atomicfile"
 )
 
 // A run directory is written by every rank's recorder at once: each one
@@ -35,19 +36,33 @@ const activeName = ".run.active"
 // holdActive creates dir and takes a shared lock on its activeName, held
 // until release is called.
 func holdActive(dir string) (release func(), err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return nil, fileError(dir, err)
 	}
 	p := filepath.Join(dir, activeName)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLock(p)
 	if err != nil {
-		return nil, fileError(p, err)
+		return nil, err
 	}
 	if err := flock(f, syscall.LOCK_SH); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("locking %s: %w", p, err)
 	}
 	return func() { f.Close() }, nil
+}
+
+// openLock opens a lock file of a run directory, making it if need be,
+// never through a symbolic link: one another user planted there would have
+// difftrace make or lock a file elsewhere.
+func openLock(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s: is a symbolic link where difftrace keeps a lock file of the run; remove it, or write the run to another directory with -o", p)
+	}
+	if err != nil {
+		return nil, fileError(p, err)
+	}
+	return f, nil
 }
 
 // flock applies a flock operation, retrying when a signal interrupts it.
@@ -94,9 +109,9 @@ func WaitRecorded(dir string, timeout time.Duration, waiting func()) error {
 
 // lockRunDir takes the run directory's lock, waiting for other recorders.
 func lockRunDir(dir string) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLock(filepath.Join(dir, lockName))
 	if err != nil {
-		return nil, fileError(filepath.Join(dir, lockName), err)
+		return nil, err
 	}
 	if err := flock(f, syscall.LOCK_EX); err != nil {
 		f.Close()
@@ -145,8 +160,13 @@ func isRunFile(name, prefix string) bool {
 // that claimRunDir would refuse: one that holds another launch's run, a
 // damaged run.json, or files that are not a run (all unless force). A
 // directory that does not exist yet is fine. claimRunDir checks again
-// under the directory's lock.
+// under the directory's lock. A directory reached through a link that
+// another user may have planted is refused, force or not (see
+// atomicfile.Resolve).
 func checkRunDir(dir string, tmpl decode.Manifest, force bool) error {
+	if _, err := atomicfile.Resolve(dir); err != nil {
+		return fileError(dir, err)
+	}
 	if force {
 		return nil
 	}
@@ -189,7 +209,7 @@ func checkRunDir(dir string, tmpl decode.Manifest, force bool) error {
 // at all, is only reused with force (which removes the old run's files).
 // It then records this rank's start. It runs under the directory's lock.
 func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return fileError(dir, err)
 	}
 	unlock, err := lockRunDir(dir)

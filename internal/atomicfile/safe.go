@@ -101,6 +101,22 @@ func Resolve(path string) (string, error) {
 	return orDot(dest), nil
 }
 
+// MkdirAll makes dir and the directories missing above it, as os.MkdirAll
+// does, but through no link that Create would refuse (a *RefusedError).
+// It checks again once they are made, so a link planted meanwhile in place
+// of one of them is refused before anything is written into it.
+func MkdirAll(dir string, perm fs.FileMode) error {
+	real, err := Resolve(dir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(real, perm); err != nil {
+		return err
+	}
+	_, err = Resolve(dir)
+	return err
+}
+
 func joinRest(p, rest string) string {
 	if rest == "" {
 		return p
