@@ -297,7 +297,7 @@ func Write(dir string, p *Part) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
 	f, err := atomicfile.Create(filepath.Join(dir, PartName(p.Index, p.Of)))

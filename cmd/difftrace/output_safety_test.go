@@ -201,3 +201,28 @@ func TestOutputDevices(t *testing.T) {
 		t.Fatalf("/dev/null is now %v, %v", st.Mode(), err)
 	}
 }
+
+// summarize -o DIR through another user's link in a sticky directory is
+// refused before the directory is read or cleared: the parts of another
+// summary in the directory the link leads to stay.
+func TestSummarizeRefusesPlantedSymlink(t *testing.T) {
+	asRoot(t)
+	tmp := stickyDir(t)
+	private := t.TempDir()
+	part := filepath.Join(private, "part-0-of-2.dts")
+	writeFile(t, part, []byte("another summary's part"))
+	link := filepath.Join(tmp, "sum")
+	if err := os.Symlink(private, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	r := difftraceWithin(t, time.Minute, tmp, "summarize", absRun(t, "oddeven-normal"), "-o", link)
+	if r.code == 0 || !strings.Contains(string(r.stderr), link+": a symbolic link owned by ") {
+		t.Errorf("summarize -o through another user's link: exit %d:\n%s", r.code, r.stderr)
+	}
+	if ents, _ := os.ReadDir(private); len(ents) != 1 || ents[0].Name() != filepath.Base(part) {
+		t.Errorf("the directory the link leads to now holds %v", ents)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
+	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/summary"
@@ -136,10 +137,11 @@ func (f *summarizeFlags) grid() ([]*filters.Filter, error) {
 }
 
 // prepareSummaryDir makes dir if need be, and refuses one that holds
-// anything but summary parts; parts of a summary made by another number of
-// processes go (this one replaces them).
+// anything but summary parts, or is reached through a link another user
+// may have planted (atomicfile.MkdirAll); parts of a summary made by
+// another number of processes go (this one replaces them).
 func prepareSummaryDir(dir string, of int) error {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
 	ents, err := os.ReadDir(dir)
