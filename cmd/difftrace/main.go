@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/internal/interrupt"
 )
 
@@ -32,6 +33,9 @@ func main() {
 				time.Sleep(time.Second)
 			}
 		}
+		// Outputs not committed (a --cpuprofile the failed command did
+		// not get to write) leave no temporary file behind.
+		atomicfile.RemoveTemps()
 		fmt.Fprintln(os.Stderr, "difftrace:", err)
 		os.Exit(1)
 	}

@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/internal/atomicfile"
 )
 
 // profileFlags are the hidden --cpuprofile and --memprofile every command
@@ -16,7 +17,7 @@ import (
 // runs: go tool pprof reads the files.
 type profileFlags struct {
 	cpu, mem string
-	cpuFile  *os.File
+	cpuFile  *atomicfile.File
 	stopMem  chan struct{}
 	memDone  chan error
 }
@@ -37,12 +38,15 @@ func (p *profileFlags) start() error {
 	if p.cpu == "" {
 		return nil
 	}
-	f, err := os.Create(p.cpu)
+	// As every output: whole or not at all, and through no link or pipe
+	// another user planted.
+	f, err := atomicfile.Create(p.cpu)
 	if err != nil {
 		return fmt.Errorf("--cpuprofile: %w", err)
 	}
+	f.NoSync()
 	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+		f.Abort()
 		return fmt.Errorf("--cpuprofile: %w", err)
 	}
 	p.cpuFile = f
@@ -52,7 +56,7 @@ func (p *profileFlags) start() error {
 func (p *profileFlags) stop() error {
 	if p.cpuFile != nil {
 		pprof.StopCPUProfile()
-		if err := p.cpuFile.Close(); err != nil {
+		if err := p.cpuFile.Commit(); err != nil {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 	}
@@ -71,15 +75,19 @@ func (p *profileFlags) watchHeap() {
 	var best uint64
 	var err error
 	write := func() error {
-		f, err := os.Create(p.mem)
+		f, err := atomicfile.Create(p.mem)
 		if err != nil {
 			return fmt.Errorf("--memprofile: %w", err)
 		}
+		f.NoSync()
 		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
-			f.Close()
+			f.Abort()
 			return fmt.Errorf("--memprofile: %w", err)
 		}
-		return f.Close()
+		if err := f.Commit(); err != nil {
+			return fmt.Errorf("--memprofile: %w", err)
+		}
+		return nil
 	}
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
