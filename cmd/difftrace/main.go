@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/internal/interrupt"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // defaultMemoryLimit is the soft limit of the Go heap when GOMEMLIMIT
@@ -32,7 +33,9 @@ func main() {
 				time.Sleep(time.Second)
 			}
 		}
-		fmt.Fprintln(os.Stderr, "difftrace:", err)
+		// An error may quote a name or a path from the traces: escaped
+		// as output is (trace.Printable), keeping its lines.
+		fmt.Fprintln(os.Stderr, "difftrace:", trace.PrintableLines(err.Error()))
 		os.Exit(1)
 	}
 }
