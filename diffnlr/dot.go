@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/difftrace/difftrace/draw"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // The palette: green for the common stem, blue for the normal run, red for
@@ -319,7 +322,7 @@ func (p *Picture) graph() *dotGraph {
 	fmt.Fprintf(&lb, `<TR><TD><FONT POINT-SIZE="10" COLOR=%q>%s</FONT></TD></TR>`, textNote, html(summary))
 	for _, n := range p.Notes {
 		var lines []string
-		for _, l := range wrap(n, 110) {
+		for _, l := range wrap(trace.Printable(n), 110) { // before wrapping: a \r is no space
 			lines = append(lines, html(l))
 		}
 		fmt.Fprintf(&lb, `<TR><TD><FONT POINT-SIZE="12"><B>%s</B></FONT></TD></TR>`, strings.Join(lines, "<BR/>"))
@@ -338,7 +341,7 @@ func (p *Picture) graph() *dotGraph {
 			l = string(r[:maxLegendLine-1]) + "…"
 		}
 		var lines []string
-		for _, w := range wrap(l, 140) {
+		for _, w := range wrap(trace.Printable(l), 140) {
 			lines = append(lines, html(w))
 		}
 		fmt.Fprintf(&lb, `<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="11">%s</FONT></TD></TR>`, strings.Join(lines, `<BR ALIGN="LEFT"/>`))
@@ -390,47 +393,12 @@ func (g *dotGraph) dot(extra []string) []byte {
 	return b.Bytes()
 }
 
-// quote makes s a DOT double-quoted string whose label shows s literally.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+// quote makes s a DOT double-quoted string whose label shows s literally
+// (draw.Quote).
+func quote(s string) string { return draw.Quote(s) }
 
-// html escapes s for a Graphviz HTML-like label.
-func html(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '"':
-			b.WriteString("&quot;")
-		case '\n', '\r':
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// html escapes s for a Graphviz HTML-like label (draw.HTML).
+func html(s string) string { return draw.HTML(s) }
 
 // wrap breaks s at spaces into lines of at most width runes where it can,
 // so that a long note does not widen the picture.

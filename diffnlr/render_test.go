@@ -9,6 +9,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/difftrace/difftrace/nlr"
 )
 
 func swapPicture(t testing.TB) *Picture {
@@ -229,5 +232,60 @@ func TestRenderConcurrent(t *testing.T) {
 		if got := <-outs; !bytes.Equal(got, want) {
 			t.Error("a concurrent render differs")
 		}
+	}
+}
+
+// evil is a function name made to act on a terminal: it clears the screen,
+// sets the window title, goes back over its own text, and holds a C1
+// control, invalid UTF-8 and a right-to-left override.
+const evil = "MPI_Send\x1b[2J\x1b]0;pwned\x07\rhid\b\bden\u009b31m\x9b\xff\u202e"
+
+// evilShown is how pictures and text show it.
+const evilShown = `MPI_Send\x1b[2J\x1b]0;pwned\x07\x0dhid\x08\x08den\u009b31m\x9b\xff\u202e`
+
+// Control characters in names are shown escaped in every part of the
+// picture: the SVG keeps its title, first difference and legend (Graphviz
+// dropped the label whole when it held one), the PNG draws (its layout was
+// JSON that did not parse), the text holds none of them.
+func TestRenderControlCharacters(t *testing.T) {
+	p := swapPicture(t)
+	p.Label = func(e nlr.Element) string { return strings.ReplaceAll(testLabel(e), "MPI_Send", evil) }
+	p.Notes = []string{"first difference: " + evil + " before MPI_Recv"}
+	p.Legend = []string{"L0 = [" + evil + ", MPI_Recv]"}
+	p.Ended = "killed in " + evil
+	clean := func(what string, b []byte) {
+		t.Helper()
+		if !utf8.Valid(b) {
+			t.Errorf("%s is not UTF-8", what)
+		}
+		for _, r := range string(b) {
+			if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || r == 0x202e {
+				t.Errorf("%s holds %U", what, r)
+				return
+			}
+		}
+	}
+	dot := render(t, p, draw.DOT)
+	clean("the DOT source", dot)
+	svg := render(t, p, draw.SVG)
+	clean("the SVG", svg)
+	if err := xml.Unmarshal(svg, new(struct{})); err != nil {
+		t.Fatalf("SVG is not well-formed XML: %v", err)
+	}
+	for _, want := range []string{"diffNLR(5): normal vs faulty", "first difference: " + evilShown, "only in faulty", "L0 = [" + evilShown + ", MPI_Recv]", evilShown} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	if _, err := png.Decode(bytes.NewReader(render(t, p, draw.PNG))); err != nil {
+		t.Errorf("PNG: %v", err)
+	}
+	var text bytes.Buffer
+	if err := p.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	clean("the text", text.Bytes())
+	if !strings.Contains(text.String(), evilShown) {
+		t.Errorf("text lacks %q:\n%s", evilShown, text.String())
 	}
 }

@@ -3,6 +3,8 @@ package diffnlr
 import (
 	"bufio"
 	"io"
+
+	"github.com/difftrace/difftrace/trace"
 )
 
 // ANSI styles of the text diff: the picture's colours, blue for the normal
@@ -29,7 +31,10 @@ const (
 func (p *Picture) WriteText(w io.Writer, color bool) error {
 	v := p.view()
 	bw := bufio.NewWriter(w)
+	// Names and notes come from the traces: escaped, so that a name
+	// cannot move the cursor or colour the terminal (see trace.Printable).
 	line := func(style, text string) {
+		text = trace.Printable(text)
 		if color && style != "" {
 			bw.WriteString(style)
 			bw.WriteString(text)

@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/difftrace/difftrace/draw/cache"
 	"github.com/difftrace/difftrace/internal/interrupt"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // Format is what Render produces.
@@ -111,6 +113,7 @@ func renderHelper(ctx context.Context, dot []byte, f Format) ([]byte, error) {
 	for try := 0; ; try++ {
 		pic, stderr, err := runHelper(ctx, path, dot, f)
 		if err == nil {
+			warn(stderr)
 			return pic, nil
 		}
 		msg := helperError(stderr, err)
@@ -139,7 +142,44 @@ func runHelper(ctx context.Context, path string, dot []byte, f Format) (pic []by
 	if out.Len() == 0 {
 		return nil, errb.String(), fmt.Errorf("it drew an empty %s picture", strings.ToUpper(string(f)))
 	}
-	return out.Bytes(), "", nil
+	return out.Bytes(), errb.String(), nil
+}
+
+// warnings is where the helper's warnings go, and those already passed on.
+var warnings = struct {
+	sync.Mutex
+	w    io.Writer
+	seen map[string]bool
+}{w: os.Stderr, seen: map[string]bool{}}
+
+// SetWarnings sends what the helper says on its standard error while it
+// draws a picture (that it draws without its cache, and why, say) to w,
+// os.Stderr until it is called; nil discards it. Each line is passed on
+// once however many pictures are drawn, beginning with the helper's name.
+func SetWarnings(w io.Writer) {
+	warnings.Lock()
+	warnings.w = w
+	warnings.Unlock()
+}
+
+// warn passes on the helper's standard error from a picture it drew.
+func warn(stderr string) {
+	warnings.Lock()
+	defer warnings.Unlock()
+	for _, line := range strings.Split(stderr, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || warnings.seen[line] {
+			continue
+		}
+		warnings.seen[line] = true
+		if warnings.w == nil {
+			continue
+		}
+		if !strings.HasPrefix(line, HelperName+": ") {
+			line = HelperName + ": " + line
+		}
+		fmt.Fprintln(warnings.w, trace.Printable(line))
+	}
 }
 
 // helperError says in one line why the helper failed: its own error, or

@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"bytes"
 	"context"
 	"encoding/xml"
 	"os"
@@ -93,5 +94,32 @@ func TestFormatOf(t *testing.T) {
 	}
 	if DOT.Valid() {
 		t.Error("DOT is rendered: it is the source, written as is")
+	}
+}
+
+// The helper's warnings while it draws (here: a cache directory others may
+// write, which it refuses) are passed on, once for any number of
+// pictures, beginning with its name.
+func TestHelperWarningsPassedOn(t *testing.T) {
+	t.Setenv(HelperEnv, buildHelper(t))
+	home := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, "difftrace"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(home, "difftrace"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CACHE_HOME", home)
+	var warned bytes.Buffer
+	SetWarnings(&warned)
+	defer SetWarnings(os.Stderr)
+	for _, f := range []Format{SVG, PNG} {
+		if _, err := Render(context.Background(), []byte(graph), f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := warned.String()
+	if strings.Count(w, "may be written by other users") != 1 || !strings.HasPrefix(w, HelperName+": ") || strings.Count(w, "\n") != 1 {
+		t.Errorf("warnings passed on: %q; want the helper's note on the cache, once", w)
 	}
 }

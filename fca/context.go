@@ -196,15 +196,17 @@ func (c *Context) WriteTable(w io.Writer) error {
 		return s + strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s)))
 	}
 	bw.WriteString(pad("trace", idw))
-	for _, n := range c.names {
-		bw.WriteString("  " + n)
+	names := make([]string, len(c.names))
+	for a, n := range c.names {
+		names[a] = trace.Printable(n) // names come from the traces
+		bw.WriteString("  " + names[a])
 	}
 	bw.WriteByte('\n')
 	var row strings.Builder
 	for o, id := range c.ids {
 		row.Reset()
 		row.WriteString(pad(id.String(), idw))
-		for a, n := range c.names {
+		for a, n := range names {
 			mark := ""
 			if c.Has(o, a) {
 				mark = "×"

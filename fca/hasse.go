@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"html"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/difftrace/difftrace/draw"
@@ -77,7 +75,7 @@ func writeLatticeDOT(b *bytes.Buffer, c *Context, l *Lattice, extra string) {
 
 	fmt.Fprintf(b, "digraph lattice {\n")
 	fmt.Fprintf(b, "\tgraph [label=<%s<BR/><FONT POINT-SIZE=\"10\">%s</FONT>>, labelloc=t, fontname=\"Helvetica\", fontsize=13, nodesep=0.3, ranksep=0.45, pad=0.25, bgcolor=\"#ffffff\"%s];\n",
-		html.EscapeString(fmt.Sprintf("Concept lattice (%s): %d traces in %d classes, %d attributes, %d concepts",
+		draw.HTML(fmt.Sprintf("Concept lattice (%s): %d traces in %d classes, %d attributes, %d concepts",
 			c.Mode(), c.Len(), c.NumClasses(), c.NumAttrs(), l.Len())),
 		"blue: attributes that first appear at a concept (read down: every concept below has them) · yellow: the traces it stands for (read up: they have every attribute above)", extra)
 	fmt.Fprintf(b, "\tnode [shape=plaintext, fontname=\"Helvetica\", fontsize=10, margin=0, width=0, height=0];\n")
@@ -92,7 +90,7 @@ func writeLatticeDOT(b *bytes.Buffer, c *Context, l *Lattice, extra string) {
 		}
 		if len(attrs) == 0 && len(traces) == 0 {
 			fmt.Fprintf(b, "\tc%d [shape=point, width=0.12, color=\"#555555\", tooltip=%s];\n", k,
-				strconv.Quote(fmt.Sprintf("%d traces, %d attributes", extentTraces(c, l, k), l.IntentLen(k))))
+				draw.Quote(fmt.Sprintf("%d traces, %d attributes", extentTraces(c, l, k), l.IntentLen(k))))
 			continue
 		}
 		fmt.Fprintf(b, "\tc%d [label=<<TABLE BORDER=\"1\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"3\" COLOR=\"#555555\">", k)
@@ -103,7 +101,7 @@ func writeLatticeDOT(b *bytes.Buffer, c *Context, l *Lattice, extra string) {
 					lines = append(lines, fmt.Sprintf("<I>… and %d more</I>", len(attrs)-i))
 					break
 				}
-				lines = append(lines, html.EscapeString(c.AttrName(a)))
+				lines = append(lines, draw.HTML(c.AttrName(a)))
 			}
 			fmt.Fprintf(b, "<TR><TD BGCOLOR=\"#d6e6f7\" ALIGN=\"LEFT\" BALIGN=\"LEFT\">%s</TD></TR>", strings.Join(lines, "<BR/>"))
 		}
@@ -111,7 +109,7 @@ func writeLatticeDOT(b *bytes.Buffer, c *Context, l *Lattice, extra string) {
 			fmt.Fprintf(b, "<TR><TD BGCOLOR=\"#fff0c2\" BALIGN=\"LEFT\">%s</TD></TR>", traceList(traces))
 		}
 		fmt.Fprintf(b, "</TABLE>>, tooltip=%s];\n",
-			strconv.Quote(fmt.Sprintf("%d traces, %d attributes", extentTraces(c, l, k), l.IntentLen(k))))
+			draw.Quote(fmt.Sprintf("%d traces, %d attributes", extentTraces(c, l, k), l.IntentLen(k))))
 	}
 	for _, k := range order {
 		for _, ch := range l.Children(k) {
@@ -165,7 +163,7 @@ func traceList(ids []trace.ID) string {
 		default:
 			s.WriteString(", ")
 		}
-		s.WriteString(html.EscapeString(r))
+		s.WriteString(draw.HTML(r))
 	}
 	if more > 0 {
 		fmt.Fprintf(&s, "<BR/><I>… (%d traces in all)</I>", len(ids))

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/difftrace/difftrace/draw"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // WriteText prints the report: how the run ended, the classes as a tree,
@@ -15,20 +18,20 @@ import (
 // prints all) and the suspects with their reasons.
 func (rep *Report) WriteText(w io.Writer, rows int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "run     %s\n", rep.Run)
+	fmt.Fprintf(&b, "run     %s\n", trace.Printable(rep.Run))
 	if rep.Normal != "" {
-		fmt.Fprintf(&b, "normal  %s\n", rep.Normal)
+		fmt.Fprintf(&b, "normal  %s\n", trace.Printable(rep.Normal))
 	}
 	if !rep.Hung {
-		fmt.Fprintf(&b, "%s\n", rep.Ended)
+		fmt.Fprintf(&b, "%s\n", trace.Printable(rep.Ended))
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	fmt.Fprintf(&b, "ended   %s\n", rep.Ended)
+	fmt.Fprintf(&b, "ended   %s\n", trace.Printable(rep.Ended))
 	b.WriteString("\nwhere the traces ended (classes, by call stack):\n")
 	rep.Classes.writeTree(&b, "", true, true)
 
-	fmt.Fprintf(&b, "\nprogress, least first (calls under %s):\n", rep.Filter)
+	fmt.Fprintf(&b, "\nprogress, least first (calls under %s):\n", trace.Printable(rep.Filter))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  TRACE\tWHERE\tSTOPPED IN")
 	for i, p := range rep.Progress {
@@ -36,14 +39,14 @@ func (rep *Report) WriteText(w io.Writer, rows int) error {
 			fmt.Fprintf(tw, "  … %d more (--rows 0 shows all)\t\t\n", len(rep.Progress)-rows)
 			break
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", p.Trace, p.Where, last(p.End))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", p.Trace, trace.Printable(p.Where), trace.Printable(last(p.End)))
 	}
 	tw.Flush()
 
 	if rep.WaitFor != nil {
 		b.WriteString("\nwho waited for whom (capture's MPI wrapper):\n")
 		for _, l := range rep.WaitFor.lines() {
-			b.WriteString("  " + l + "\n")
+			b.WriteString("  " + trace.Printable(l) + "\n")
 		}
 	}
 
@@ -51,7 +54,7 @@ func (rep *Report) WriteText(w io.Writer, rows int) error {
 	writeSuspects(&b, rep.Suspects, "  ")
 	writeLoops(&b, rep.Loops, "")
 	for _, n := range rep.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
+		fmt.Fprintf(&b, "note: %s\n", trace.Printable(n))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -64,7 +67,7 @@ func writeSuspects(b *strings.Builder, suspects []Suspect, indent string) {
 		b.WriteString(indent + "none\n")
 	}
 	for _, s := range suspects {
-		fmt.Fprintf(b, "%s%s  %s\n", indent, s.Trace, s.Reason)
+		fmt.Fprintf(b, "%s%s  %s\n", indent, s.Trace, trace.Printable(s.Reason))
 	}
 }
 
@@ -81,14 +84,14 @@ func writeLoops(b *strings.Builder, loops map[string]string, indent string) {
 	})
 	fmt.Fprintf(b, "%sloops:\n", indent)
 	for _, id := range ids {
-		fmt.Fprintf(b, "%s  %s = %s\n", indent, id, loops[id])
+		fmt.Fprintf(b, "%s  %s = %s\n", indent, id, trace.Printable(loops[id]))
 	}
 }
 
 // Dot is the classes' tree as Graphviz source, for draw.Render.
 func (rep *Report) Dot() []byte {
 	if rep.Classes == nil {
-		return []byte("digraph hang {\n\tn0 [shape=box, label=" + fmt.Sprintf("%q", rep.Ended) + "];\n}\n")
+		return []byte("digraph hang {\n\tn0 [shape=box, label=" + draw.Quote(rep.Ended) + "];\n}\n")
 	}
 	return rep.Classes.dot()
 }
@@ -100,7 +103,7 @@ func (rep *Report) WriteBrief(w io.Writer) error {
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "hang    %s\n", rep.Ended)
+	fmt.Fprintf(&b, "hang    %s\n", trace.Printable(rep.Ended))
 	b.WriteString("        where the traces ended:\n")
 	var tree strings.Builder
 	rep.Classes.writeTree(&tree, "", true, true)

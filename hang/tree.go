@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -94,7 +95,7 @@ func (n *Node) Leaves() []*Node {
 
 // writeTree prints the tree as indented lines with box-drawing branches.
 func (n *Node) writeTree(b *strings.Builder, prefix string, last bool, top bool) {
-	line := strings.Join(n.Frames, " > ")
+	line := trace.Printable(strings.Join(n.Frames, " > "))
 	if top {
 		if line == "" {
 			line = "all traces"
@@ -139,7 +140,7 @@ func (n *Node) dot() []byte {
 		if n.Ended > 0 {
 			fill = `, fillcolor="#fde2e1", color="#b3261e"`
 		}
-		fmt.Fprintf(&b, "\tn%d [label=%s%s];\n", me, strconv.Quote(label+"\n"+n.List), fill)
+		fmt.Fprintf(&b, "\tn%d [label=%s%s];\n", me, draw.Quote(label+"\n"+n.List), fill)
 		for _, c := range n.Children {
 			k := walk(c)
 			fmt.Fprintf(&b, "\tn%d -> n%d [label=%q];\n", me, k, strconv.Itoa(c.Count))

@@ -10,6 +10,7 @@ import (
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // analysisFlags are the flags of the commands that run the analysis
@@ -103,10 +104,11 @@ func (f *analysisFlags) similarity(cmd *cobra.Command, dirs []string, flt *filte
 	return sim, nil
 }
 
-// printNotes writes the comparison's notes to stderr, one per line.
+// printNotes writes the comparison's notes to stderr, one per line, with
+// the names in them escaped (trace.Printable).
 func printNotes(cmd *cobra.Command, notes []string) {
 	for _, n := range notes {
-		fmt.Fprintln(cmd.ErrOrStderr(), "note:", n)
+		fmt.Fprintln(cmd.ErrOrStderr(), "note:", trace.Printable(n))
 	}
 }
 

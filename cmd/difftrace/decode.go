@@ -221,13 +221,14 @@ type lister struct {
 	open   []trace.Symbol // the calls open so far, for the end-of-trace note
 	json   map[trace.Symbol]string
 	names  map[trace.Symbol]string
+	flat   map[trace.Symbol]string
 	line   []byte
 	err    error
 	events uint64
 }
 
 func newLister(w io.Writer, tab decode.Namer, format string) *lister {
-	return &lister{w: w, tab: tab, format: format, json: map[trace.Symbol]string{}, names: map[trace.Symbol]string{}}
+	return &lister{w: w, tab: tab, format: format, json: map[trace.Symbol]string{}, names: map[trace.Symbol]string{}, flat: map[trace.Symbol]string{}}
 }
 
 func (l *lister) begin(id trace.ID, t *decode.TraceFile) {
@@ -240,11 +241,12 @@ func (l *lister) begin(id trace.ID, t *decode.TraceFile) {
 		if p.PID != 0 {
 			who += fmt.Sprintf(", pid %d", p.PID)
 		}
-		l.write(fmt.Appendf(nil, "== trace %s (%s): %s\n", l.id, who, t.Path))
+		l.write(fmt.Appendf(nil, "== trace %s (%s): %s\n", l.id, who, trace.Printable(t.Path)))
 	}
 }
 
-// name is "image:function" for listings; "?" for an exit with no open call.
+// name is "image:function" for listings, escaped (trace.Printable: names
+// are anyone's to write); "?" for an exit with no open call.
 func (l *lister) name(s trace.Symbol) string {
 	if s == trace.Return {
 		return "?"
@@ -252,7 +254,7 @@ func (l *lister) name(s trace.Symbol) string {
 	if n, ok := l.names[s]; ok {
 		return n
 	}
-	n := l.tab.Name(s).Qualify(l.tab.Label(s))
+	n := trace.Printable(l.tab.Name(s).Qualify(l.tab.Label(s)))
 	l.names[s] = n
 	return n
 }
@@ -297,10 +299,10 @@ func (l *lister) event(e decode.Event) error {
 		b = append(b, '\t')
 		b = append(b, kind...)
 		b = append(b, '\t')
-		b = append(b, n.Image...)
+		b = append(b, trace.Printable(n.Image)...)
 		b = append(b, '\t')
 		if e.Func != trace.Return {
-			b = append(b, l.tab.Label(e.Func)...)
+			b = append(b, l.flatName(e.Func)...)
 		}
 	case "json":
 		b = append(b, `{"trace":"`...)
@@ -319,6 +321,16 @@ func (l *lister) event(e decode.Event) error {
 	l.line = b
 	l.write(b)
 	return l.err
+}
+
+// flatName is the function of s as the flat listing shows it, escaped.
+func (l *lister) flatName(s trace.Symbol) string {
+	if n, ok := l.flat[s]; ok {
+		return n
+	}
+	n := trace.Printable(l.tab.Label(s))
+	l.flat[s] = n
+	return n
 }
 
 // appendPadded appends n right-aligned in width columns.
@@ -383,7 +395,7 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 		if s == trace.Return {
 			return "?"
 		}
-		return run.Name(s).Qualify(run.Label(s))
+		return trace.Printable(run.Name(s).Qualify(run.Label(s)))
 	}
 	kind := "call"
 	if ev.Exit {

@@ -298,7 +298,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 		return err
 	}
 	if noStacks != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: where the first difference lies in the program is left out: %v\n", noStacks)
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: where the first difference lies in the program is left out: %s\n", trace.Printable(noStacks.Error()))
 	}
 	for _, p := range parts {
 		pic.Notes = append(pic.Notes, p.text)
@@ -334,7 +334,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	}
 	fmt.Fprintf(w, "\nnormal  %s\nfaulty  %s\n", shortPath(c.Runs[rank.Normal].Dir), shortPath(c.Runs[rank.Faulty].Dir))
 	for _, ch := range n.RunWide {
-		fmt.Fprintf(w, "run-wide, left out (every process of the faulty run shows it): %s\n", ellipsis(ch.Format(n.Table, n.Names()), 100))
+		fmt.Fprintf(w, "run-wide, left out (every process of the faulty run shows it): %s\n", ellipsis(trace.Printable(ch.Format(n.Table, n.Names())), 100))
 	}
 	w.WriteString("\n")
 	if err := pic.WriteText(w, color); err != nil {
@@ -346,7 +346,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if len(loops) > 0 {
 		w.WriteString("\nloops:\n")
 		for _, l := range loops {
-			w.WriteString("  " + l + "\n")
+			w.WriteString("  " + trace.Printable(l) + "\n")
 		}
 	}
 	if err := w.Flush(); err != nil {

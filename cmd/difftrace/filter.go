@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/trace"
 )
 
 type filterFlags struct {
@@ -70,7 +71,7 @@ A spec is one or more terms joined by "+", kept as a union:
 				total += len(k)
 			}
 			noteEmptyFilter(cmd, flt.Name(), uint64(total))
-			name := c.Symbols.Label
+			name := trace.PrintableNames(c.Symbols.Label)
 			switch f.format {
 			case "list":
 				for i, id := range ids {

@@ -67,7 +67,11 @@ func ratio(events uint64, bytes int64) string {
 	return fmt.Sprintf("%.1f", float64(2*events)/float64(bytes))
 }
 
+// writeInfo prints what info shows. Whatever the run's files say (paths,
+// the command line, hosts, how ranks ended, names in notes) is escaped
+// with trace.Printable: anyone can write it.
 func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
+	safe := trace.Printable
 	ids := run.Traces()
 	var total decode.Stats
 	var bytes int64
@@ -97,9 +101,9 @@ func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
 		fmt.Fprintf(w, "format      %s\n", run.Format)
 	}
 	if m := run.Manifest; m != nil {
-		fmt.Fprintf(w, "recorded by %s %s, backend %s, images %s\n", orDash(m.Tool), orDash(m.ToolVersion), orDash(m.Backend), orDash(m.Images))
+		fmt.Fprintf(w, "recorded by %s %s, backend %s, images %s\n", safe(orDash(m.Tool)), safe(orDash(m.ToolVersion)), safe(orDash(m.Backend)), safe(orDash(m.Images)))
 		if len(m.Command) > 0 {
-			fmt.Fprintf(w, "command     %s\n", strings.Join(m.Command, " "))
+			fmt.Fprintf(w, "command     %s\n", safe(strings.Join(m.Command, " ")))
 		}
 		if !m.Start.IsZero() {
 			end := "not recorded"
@@ -112,7 +116,7 @@ func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
 		fmt.Fprintf(w, "manifest    none (no %s: how the processes ended is not recorded)\n", decode.ManifestName)
 	}
 	if progs := programs(run); len(progs) > 0 {
-		fmt.Fprintf(w, "program     %s\n", strings.Join(progs, ", "))
+		fmt.Fprintf(w, "program     %s\n", safe(strings.Join(progs, ", ")))
 	}
 	fmt.Fprintf(w, "processes   %d\n", len(run.Procs))
 	fmt.Fprintf(w, "traces      %d\n", len(ids))
@@ -129,7 +133,7 @@ func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
 	for i, id := range ids {
 		t, _ := run.Trace(id)
 		st := stats[i]
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", id, pid(t.Proc), st.Events, len(st.Funcs), st.Open, t.Bytes, ratio(st.Events, t.Bytes), filepath.Base(t.Path))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", id, pid(t.Proc), st.Events, len(st.Funcs), st.Open, t.Bytes, ratio(st.Events, t.Bytes), safe(filepath.Base(t.Path)))
 	}
 	tw.Flush()
 
@@ -146,7 +150,7 @@ func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
 		if st == nil {
 			st = &decode.Stats{}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%s\n", p.Index, pid(p), orDash(p.Host), len(p.Threads), st.Events, len(st.Funcs), ended(p.Rank))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%s\n", p.Index, pid(p), safe(orDash(p.Host)), len(p.Threads), st.Events, len(st.Funcs), safe(ended(p.Rank)))
 	}
 	tw.Flush()
 
@@ -181,7 +185,7 @@ func writeInfo(w io.Writer, run *decode.Run, stats []*decode.Stats) {
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
-			fmt.Fprintf(w, "note: %s\n", n)
+			fmt.Fprintf(w, "note: %s\n", safe(n))
 		}
 	}
 }

@@ -118,7 +118,7 @@ func writeConcepts(out *output, ctx *fca.Context, lat *fca.Lattice) {
 			names = append(names, id.String())
 		}
 		for _, a := range lat.Intent(k) {
-			attrs = append(attrs, ctx.AttrName(a))
+			attrs = append(attrs, trace.Printable(ctx.AttrName(a)))
 		}
 		tag := ""
 		switch k {

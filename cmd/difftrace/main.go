@@ -11,6 +11,7 @@ import (
 
 	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/internal/interrupt"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // defaultMemoryLimit is the soft limit of the Go heap when GOMEMLIMIT
@@ -36,7 +37,9 @@ func main() {
 		// Outputs not committed (a --cpuprofile the failed command did
 		// not get to write) leave no temporary file behind.
 		atomicfile.RemoveTemps()
-		fmt.Fprintln(os.Stderr, "difftrace:", err)
+		// An error may quote a name or a path from the traces: escaped
+		// as output is (trace.Printable), keeping its lines.
+		fmt.Fprintln(os.Stderr, "difftrace:", trace.PrintableLines(err.Error()))
 		os.Exit(1)
 	}
 }

@@ -95,7 +95,7 @@ of its 16 iterations shows 7.`,
 }
 
 func writeNLRText(out *output, c *rank.Comparison, n *rank.NLR, ids []trace.ID) error {
-	names := n.Names()
+	names := trace.PrintableNames(n.Names())
 	runs := runNames(c)
 	fmt.Fprintf(out, "filter %s, K = %d\n", n.Filter.Name(), n.K)
 	for r, run := range c.Runs {

@@ -369,7 +369,7 @@ func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, hung *h
 		fmt.Fprintf(out, "        left out, same calls as %s: %s\n", s, strings.Join(same[s], ", "))
 	}
 	for _, n := range rk.Notes {
-		fmt.Fprintf(out, "note: %s\n", n)
+		fmt.Fprintf(out, "note: %s\n", trace.Printable(n))
 	}
 	writeRunWide(out, rk.RunWide)
 	if hung != nil {
@@ -511,7 +511,7 @@ func writeRunWide(out io.Writer, rws []rank.RunWide) {
 		if len(rw.Changes) > 1 {
 			more = fmt.Sprintf(" (and %d more)", len(rw.Changes)-1)
 		}
-		fmt.Fprintf(out, "        %s, K %d: %s%s\n", rw.Filter, rw.K, ellipsis(rw.Changes[0], 100), more)
+		fmt.Fprintf(out, "        %s, K %d: %s%s\n", rw.Filter, rw.K, ellipsis(trace.Printable(rw.Changes[0]), 100), more)
 	}
 }
 

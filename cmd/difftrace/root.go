@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/internal/interrupt"
 )
 
@@ -35,6 +36,7 @@ one of them changed (diffNLR).`,
 			if cmd.Name() != "capture" {
 				interrupt.Install(cmd.ErrOrStderr())
 			}
+			draw.SetWarnings(cmd.ErrOrStderr())
 			return prof.start()
 		},
 		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {

@@ -125,6 +125,35 @@ func TestDrawCacheIsPrivate(t *testing.T) {
 	}
 }
 
+// The helper's warning that it draws without a cache others may write
+// reaches the user, once however many pictures are drawn (it was read and
+// dropped when the picture was drawn all the same).
+func TestDrawHelperWarningReachesTheUser(t *testing.T) {
+	home := t.TempDir()
+	shared := filepath.Join(home, "difftrace")
+	if err := os.Mkdir(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r := difftraceAt(t, dir, []string{"XDG_CACHE_HOME=" + home}, "diffnlr", "5", "--normal", absRun(t, "oddeven-normal"), "--faulty", absRun(t, "oddeven-swapbug"),
+		"-o", "x.svg", "-o", "x.png")
+	if r.code != 0 {
+		t.Fatalf("drawing with a cache others may write: exit %d: %s", r.code, r.stderr)
+	}
+	for _, f := range []string{"x.svg", "x.png"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s not drawn: %v", f, err)
+		}
+	}
+	stderr := string(r.stderr)
+	if n := strings.Count(stderr, "difftrace-draw: note: not using the drawing cache: "+shared+" may be written by other users"); n != 1 {
+		t.Errorf("the helper's warning is on stderr %d times; want once:\n%s", n, stderr)
+	}
+}
+
 // Twenty ranks at once in one directory, of two different pairs, leave a
 // session whose two files come from one and the same rank.
 func TestConcurrentRanksKeepTheSessionWhole(t *testing.T) {

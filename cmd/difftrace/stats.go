@@ -127,7 +127,7 @@ func (s *statsWriter) name(sym trace.Symbol) string {
 	if sym == trace.Return {
 		return "(root)"
 	}
-	return s.tab.Name(sym).Qualify(s.tab.Label(sym))
+	return trace.Printable(s.tab.Name(sym).Qualify(s.tab.Label(sym)))
 }
 
 func (s *statsWriter) title(g decode.Group) string {
@@ -244,14 +244,16 @@ func (s *statsWriter) json(dir string, groups []decode.Group) {
 
 // csv writes one row per function (kind "function") and per edge (kind
 // "edge"); a function row leaves the caller columns empty, an edge with no
-// caller names it "(root)".
+// caller names it "(root)". Names are escaped as in the table
+// (trace.Printable): a CSV file is read in terminals and spreadsheets too,
+// and CSV has no escapes of its own; JSON keeps them exactly.
 func (s *statsWriter) csv(groups []decode.Group) {
 	w := csv.NewWriter(s.w)
 	w.Write([]string{s.level.String(), "kind", "caller_image", "caller", "image", "function", "calls"})
 	for _, g := range groups {
 		for _, c := range s.funcs(g.Stats) {
 			n := s.tab.Name(c.Func)
-			w.Write([]string{g.Name, "function", "", "", n.Image, n.Func, strconv.FormatUint(c.Calls, 10)})
+			w.Write([]string{g.Name, "function", "", "", trace.Printable(n.Image), trace.Printable(n.Func), strconv.FormatUint(c.Calls, 10)})
 		}
 		if !s.f.edges {
 			continue
@@ -260,10 +262,10 @@ func (s *statsWriter) csv(groups []decode.Group) {
 			ci, cf := "", "(root)"
 			if c.Caller != trace.Return {
 				n := s.tab.Name(c.Caller)
-				ci, cf = n.Image, n.Func
+				ci, cf = trace.Printable(n.Image), trace.Printable(n.Func)
 			}
 			n := s.tab.Name(c.Callee)
-			w.Write([]string{g.Name, "edge", ci, cf, n.Image, n.Func, strconv.FormatUint(c.Calls, 10)})
+			w.Write([]string{g.Name, "edge", ci, cf, trace.Printable(n.Image), trace.Printable(n.Func), strconv.FormatUint(c.Calls, 10)})
 		}
 	}
 	w.Flush()
