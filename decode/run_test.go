@@ -536,3 +536,67 @@ func TestManifestDisagreements(t *testing.T) {
 		}
 	}
 }
+
+// A run.json that contradicts itself is refused, the error naming the file
+// and the field; one that is not capture's at all (null, {}) says so
+// rather than asking for a newer difftrace.
+func TestManifestContradictions(t *testing.T) {
+	base, err := ReadManifest(filepath.Join("..", "testdata", "runs", "oddeven4-normal", ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, json string
+		edit       func(m *Manifest)
+		want       string
+	}{
+		{name: "null", json: "null", want: "run.json has no schema: it was not written by difftrace capture (or is damaged)"},
+		{name: "empty", json: "{}", want: "run.json has no schema: it was not written by difftrace capture (or is damaged)"},
+		{name: "newer", json: `{"schema": 2}`, want: "manifest schema 2 is newer than this difftrace reads (1 to 1); use a newer difftrace"},
+		{name: "duplicate", edit: func(m *Manifest) { m.Ranks[3].Rank = 1; m.Ranks[3].ExitStatus = 3 },
+			want: "run.json: ranks[3].rank: 1, and ranks[1] is rank 1 too (exited 0 there, exited 3 here): a rank is listed once"},
+		{name: "beyond", edit: func(m *Manifest) { m.Size = 4; m.Ranks[3].Rank = 99 },
+			want: "run.json: ranks[3].rank: 99, but the run has 4 ranks (size)"},
+		{name: "negative", edit: func(m *Manifest) { m.Ranks[0].Rank = -1 },
+			want: "run.json: ranks[0].rank: -1, a rank cannot be negative"},
+		{name: "exited-and-killed", edit: func(m *Manifest) { m.Ranks[2].Signal = "SIGTERM" },
+			want: `run.json: ranks[2]: exited is true (status 0) and signal is "SIGTERM": a process either exits or is killed`},
+		{name: "status-without-exit", edit: func(m *Manifest) { m.Ranks[2].Exited = false; m.Ranks[2].ExitStatus = 1 },
+			want: "run.json: ranks[2].exit_status: 1, but exited is false"},
+		{name: "status-range", edit: func(m *Manifest) { m.Ranks[2].ExitStatus = 300 },
+			want: "run.json: ranks[2].exit_status: 300, an exit status is 0 to 255"},
+		{name: "thread-twice", edit: func(m *Manifest) { m.Ranks[1].Threads = append(m.Ranks[1].Threads, m.Ranks[1].Threads[0]) },
+			want: "run.json: ranks[1].threads[1].thread: 0, and ranks[1].threads[0] is thread 0 too"},
+		{name: "peer", edit: func(m *Manifest) {
+			m.Size = 4
+			m.Ranks[0].Threads[0].Waiting = &Waiting{Call: "MPI_Recv", Peers: []int{7}}
+		}, want: "run.json: ranks[0].threads[0].waiting.peers[0]: 7, not a rank of the run (size 4)"},
+		{name: "prefix", edit: func(m *Manifest) { m.Prefix = "../trace" }, want: `run.json: prefix: "../trace" is not a file-name prefix`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := []byte(tc.json)
+			if tc.edit != nil {
+				var m Manifest
+				raw, _ := json.Marshal(base)
+				json.Unmarshal(raw, &m)
+				tc.edit(&m)
+				b, _ = json.Marshal(&m)
+			}
+			path := filepath.Join(t.TempDir(), ManifestName)
+			writeFile(t, path, string(b))
+			_, err := ReadManifest(path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), path) {
+				t.Errorf("got %v\nwant %s: …%s…", err, path, tc.want)
+			}
+		})
+	}
+	// Every committed run reads as before.
+	for _, glob := range []string{"runs", "noise"} {
+		ms, _ := filepath.Glob(filepath.Join("..", "testdata", glob, "*", ManifestName))
+		for _, p := range ms {
+			if _, err := ReadManifest(p); err != nil {
+				t.Errorf("%s: %v", p, err)
+			}
+		}
+	}
+}

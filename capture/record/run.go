@@ -341,6 +341,9 @@ func Run(opt Options) (int, error) {
 	if err != nil {
 		return 1, err
 	}
+	// The launcher's number of processes, recorded so that a reader can
+	// tell a rank that cannot be; 0 where the launcher does not say.
+	_, size, _ := LaunchFromEnv(opt.Getenv)
 	host, _ := os.Hostname()
 	start := time.Now()
 	launch := opt.Getenv(launchEnv)
@@ -357,7 +360,7 @@ func Run(opt Options) (int, error) {
 	tmpl := decode.Manifest{
 		Schema: decode.ManifestSchema, Tool: "difftrace", ToolVersion: opt.ToolVersion,
 		Format: "parlot-17", Backend: opt.Backend, Images: images, Prefix: opt.Prefix,
-		Command: append([]string{prog}, opt.Command[1:]...), Launch: launch,
+		Command: append([]string{prog}, opt.Command[1:]...), Launch: launch, Size: size,
 	}
 	r := decode.Rank{Rank: rank, Host: host, Start: start, Threads: []decode.Thread{}}
 	// Refuse before creating anything: a refused capture leaves the
