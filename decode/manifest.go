@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -192,6 +194,29 @@ func (r *Rank) ended() string {
 		return fmt.Sprintf("exited %d", r.ExitStatus)
 	}
 	return "no end recorded"
+}
+
+// rankList says which ranks the manifest lists: "ranks 0 to 7", "ranks 0,
+// 2 and 5", "no ranks".
+func (m *Manifest) rankList() string {
+	var rs []int
+	for _, r := range m.Ranks {
+		rs = append(rs, r.Rank)
+	}
+	slices.Sort(rs)
+	switch {
+	case len(rs) == 0:
+		return "no ranks"
+	case len(rs) == 1:
+		return fmt.Sprintf("rank %d", rs[0])
+	case rs[len(rs)-1]-rs[0] == len(rs)-1:
+		return fmt.Sprintf("ranks %d to %d", rs[0], rs[len(rs)-1])
+	}
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = strconv.Itoa(r)
+	}
+	return "ranks " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // Rank returns the entry of rank r, if the manifest has one.

@@ -113,10 +113,17 @@ func openRunDir(r *Run, d *dirListing) error {
 	for i, stem := range stems {
 		_, rank, _ := splitStem(stem)
 		p := &Process{Index: rank, Info: d.path(stem + ".info")}
-		if r.Manifest != nil {
-			if rk, ok := r.Manifest.Rank(rank); ok {
-				p.Rank, p.PID, p.Host = rk, rk.PID, rk.Host
+		if m := r.Manifest; m != nil {
+			// capture lists a rank in run.json before it writes a file of
+			// it: a table of a rank the manifest lacks was copied in.
+			rk, ok := m.Rank(rank)
+			switch {
+			case m.Size > 0 && rank >= m.Size:
+				return fmt.Errorf("%s: rank %d, but %s says the run had %d processes: the file is from another run; remove it (or remove %s to read the traces without it)", p.Info, rank, ManifestName, m.Size, ManifestName)
+			case !ok:
+				return fmt.Errorf("%s: rank %d is not in %s (which lists %s): the file is from another run; remove it (or remove %s to read the traces without it)", p.Info, rank, ManifestName, m.rankList(), ManifestName)
 			}
+			p.Rank, p.PID, p.Host = rk, rk.PID, rk.Host
 		}
 		procs[i] = p
 	}

@@ -600,3 +600,81 @@ func TestManifestContradictions(t *testing.T) {
 		}
 	}
 }
+
+// copyRun copies a committed run into a new directory.
+func copyRun(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "testdata", "runs", name))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// copyFile copies the file from into to.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A run directory whose traces are not of one run is refused, naming the
+// odd file: without run.json, a process of another program; with it, a
+// rank or a thread the manifest does not list, or a rank beyond its size.
+func TestForeignTraces(t *testing.T) {
+	t.Run("other program", func(t *testing.T) {
+		dir := t.TempDir()
+		app := "+\n/bin/app\nmain\nwork\n"
+		makeRunDir(t, dir, []string{app, app, "+\n/other/tool\nmain\nwork\n", app},
+			[][][]uint16{{{1, 2, 0, 0}}, {{1, 2, 0, 0}}, {{1, 2, 0, 2, 0, 0}}, {{1, 0}}}, nil)
+		_, err := Open(dir, trace.NewTable(), Options{})
+		want := filepath.Join(dir, "trace.2.info") + ": process 2 is of the program /other/tool, but 3 of the run's 4 processes are of /bin/app"
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "--mixed-programs") {
+			t.Errorf("got %v\nwant %s…", err, want)
+		}
+		run, err := Open(dir, trace.NewTable(), Options{MixedPrograms: true})
+		if err != nil || len(run.Procs) != 4 || run.ProgramName() != "app|tool" {
+			t.Errorf("with MixedPrograms: %v", err)
+		}
+	})
+	t.Run("rank not listed", func(t *testing.T) {
+		dir := copyRun(t, "oddeven4-normal")
+		copyFile(t, filepath.Join(dir, "trace.1.info"), filepath.Join(dir, "trace.4.info"))
+		copyFile(t, filepath.Join(dir, "trace.1.0"), filepath.Join(dir, "trace.4.0"))
+		_, err := Open(dir, trace.NewTable(), Options{})
+		want := filepath.Join(dir, "trace.4.info") + ": rank 4 is not in run.json (which lists ranks 0 to 3): the file is from another run"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("got %v\nwant %s…", err, want)
+		}
+	})
+	t.Run("rank beyond size", func(t *testing.T) {
+		dir := copyRun(t, "oddeven4-normal")
+		m, err := ReadManifest(filepath.Join(dir, ManifestName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Size = 3
+		m.Ranks = m.Ranks[:3]
+		b, _ := json.Marshal(m)
+		writeFile(t, filepath.Join(dir, ManifestName), string(b))
+		_, err = Open(dir, trace.NewTable(), Options{})
+		want := filepath.Join(dir, "trace.3.info") + ": rank 3, but run.json says the run had 3 processes: the file is from another run"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("got %v\nwant %s…", err, want)
+		}
+	})
+	t.Run("thread not listed", func(t *testing.T) {
+		dir := copyRun(t, "oddeven4-normal")
+		copyFile(t, filepath.Join(dir, "trace.2.0"), filepath.Join(dir, "trace.2.7"))
+		_, err := Open(dir, trace.NewTable(), Options{})
+		want := filepath.Join(dir, "trace.2.7") + ": trace 2.7 is not among the 1 threads run.json lists for rank 2: the file is from another run"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("got %v\nwant %s…", err, want)
+		}
+	})
+}

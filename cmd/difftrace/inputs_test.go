@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Tests of what difftrace does with inputs that are wrong, planted or
+// too large: each ends in one line on stderr that says what and where,
+// never in a Go runtime dump.
+
+// copyRunDir copies the committed run name into dir, without its run.json
+// if noManifest.
+func copyRunDir(t *testing.T, name, dir string, noManifest bool) {
+	t.Helper()
+	if err := os.CopyFS(dir, os.DirFS(exampleRun(name))); err != nil {
+		t.Fatal(err)
+	}
+	if noManifest {
+		if err := os.Remove(filepath.Join(dir, "run.json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// oneLineError checks that a command failed with one line on stderr that
+// holds want.
+func oneLineError(t *testing.T, r result, want string) {
+	t.Helper()
+	if r.code != 1 || bytes.Count(r.stderr, []byte("\n")) != 1 || !strings.Contains(string(r.stderr), want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and one line holding %q", r.code, r.stderr, want)
+	}
+}
+
+// A trace of another program copied into a run without run.json (with
+// its function table) is refused, naming the file; --mixed-programs
+// reads such a run (an MPMD job).
+func TestForeignTraceRefused(t *testing.T) {
+	base := t.TempDir()
+	normal, faulty := filepath.Join(base, "normal"), filepath.Join(base, "faulty")
+	copyRunDir(t, "oddeven-normal", normal, true)
+	copyRunDir(t, "oddeven-dlbug", faulty, true)
+	for _, f := range []string{"info", "0"} {
+		b, err := os.ReadFile(filepath.Join(exampleRun("ilcs-normal"), "trace.0."+f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(normal, "trace.16."+f), b)
+	}
+	want := filepath.Join(normal, "trace.16.info") + ": process 16 is of the program /work/main/examples/ilcs, but 16 of the run's 17 processes are of /work/main/examples/oddeven"
+	oneLineError(t, difftrace(t, "rank", normal, faulty, "--no-session"), want)
+	oneLineError(t, difftrace(t, "info", normal), want)
+	if r := difftrace(t, "info", normal, "--mixed-programs"); r.code != 0 {
+		t.Errorf("info --mixed-programs: exit %d\n%s", r.code, r.stderr)
+	}
+}
