@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +63,7 @@ func TestOpenDamaged(t *testing.T) {
 		do   func(dir string)
 		want string
 	}{
-		{"missing part", func(dir string) { os.Remove(filepath.Join(dir, PartName(1, 3))) }, "parts [1] of 3 are missing"},
+		{"missing part", func(dir string) { os.Remove(filepath.Join(dir, PartName(1, 3))) }, "part-0-of-3.dts: the name says 3 parts, the directory holds 2 (parts 1 missing); a summary is complete only with all its parts"},
 		{"flipped byte", func(dir string) {
 			p := filepath.Join(dir, PartName(2, 3))
 			b, _ := os.ReadFile(p)
@@ -94,5 +95,34 @@ func TestOpenDamaged(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// A part's name that claims a vast number of parts is believed only as
+// far as the directory holds files: nothing is allocated for the count
+// (it once made a slice of that size, and a Go runtime crash).
+func TestOpenClaimedParts(t *testing.T) {
+	for _, of := range []int{1_000_000_000, 100_000_000_000} {
+		dir := t.TempDir()
+		p := testParts(1)[0]
+		p.Of = of
+		if err := Write(dir, p); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(dir)
+		want := fmt.Sprintf("%s: the name says %d parts, the directory holds 1 (parts 1, 2, 3, 4, 5, 6, 7, 8, … (%d in all) missing); a summary is complete only with all its parts",
+			filepath.Join(dir, PartName(0, of)), of, of-1)
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("got %v\nwant %s…", err, want)
+		}
+	}
+	// A name with leading zeros is no part's: two names of one part.
+	for _, name := range []string{"part-00-of-1.dts", "part-0-of-01.dts", "part-1-of-99999999999999999999.dts"} {
+		if _, _, ok := ParsePartName(name); ok {
+			t.Errorf("ParsePartName(%q) is a part", name)
+		}
+	}
+	if i, n, ok := ParsePartName("part-3-of-12.dts"); !ok || i != 3 || n != 12 {
+		t.Errorf("ParsePartName(part-3-of-12.dts) = %d, %d, %v", i, n, ok)
 	}
 }

@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/difftrace/difftrace/internal/testenv"
 )
 
 // Tests of what difftrace does with inputs that are wrong, planted or
@@ -55,5 +59,40 @@ func TestForeignTraceRefused(t *testing.T) {
 	oneLineError(t, difftrace(t, "info", normal), want)
 	if r := difftrace(t, "info", normal, "--mixed-programs"); r.code != 0 {
 		t.Errorf("info --mixed-programs: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// difftraceLimited runs the binary with args under ulimit -v limitKB.
+func difftraceLimited(t *testing.T, limitKB int, args ...string) result {
+	t.Helper()
+	sh := testenv.Tool(t, "sh", "it sets ulimit -v")
+	return runLimited(t, sh, limitKB, args...)
+}
+
+func runLimited(t *testing.T, sh string, limitKB int, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(sh, append([]string{"-c", "ulimit -v " + strconv.Itoa(limitKB) + " && exec \"$@\"", "sh", difftraceBin}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.Bytes(), stderr: errb.Bytes()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running difftrace %s: %v", strings.Join(args, " "), err)
+	}
+	return r
+}
+
+// A summary part whose name claims a vast number of parts is refused in
+// one line, with or without a memory limit, before anything is made for
+// that many parts.
+func TestSummaryClaimsManyParts(t *testing.T) {
+	for _, of := range []string{"1000000000", "100000000000"} {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "part-0-of-"+of+".dts"), []byte("difftrace-summary\n"))
+		want := filepath.Join(dir, "part-0-of-"+of+".dts") + ": the name says " + of + " parts, the directory holds 1"
+		oneLineError(t, difftraceLimited(t, 1000000, "rank", dir, dir, "--no-session"), want)
+		oneLineError(t, difftrace(t, "rank", dir, dir, "--no-session"), want)
 	}
 }
