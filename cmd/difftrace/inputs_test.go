@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,5 +95,41 @@ func TestSummaryClaimsManyParts(t *testing.T) {
 		want := filepath.Join(dir, "part-0-of-"+of+".dts") + ": the name says " + of + " parts, the directory holds 1"
 		oneLineError(t, difftraceLimited(t, 1000000, "rank", dir, dir, "--no-session"), want)
 		oneLineError(t, difftrace(t, "rank", dir, dir, "--no-session"), want)
+	}
+}
+
+// A valid but large function table (60,000 names of 3 KB, 180 MB) under
+// ulimit -v 1000000, where the Go runtime has reserved about 750 MB of the
+// 1 GB when it starts: info and rank either read it or say in one line
+// that it needs more than the limit leaves, never end in a runtime dump.
+// Without the limit, info reads it.
+func TestLargeFunctionTable(t *testing.T) {
+	sh := testenv.Tool(t, "sh", "it sets ulimit -v")
+	dir := t.TempDir()
+	var b bytes.Buffer
+	b.WriteString("+\n/bin/app\nmain\n")
+	pad := strings.Repeat("x", 3000)
+	for i := range 60000 {
+		fmt.Fprintf(&b, "f%05d_%s\n", i, pad)
+	}
+	writeFile(t, filepath.Join(dir, "trace.0.info"), b.Bytes())
+	b.Reset()
+	tr, err := os.ReadFile(filepath.Join(exampleRun("oddeven4-normal"), "trace.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "trace.0.0"), tr)
+	for _, args := range [][]string{{"info", dir}, {"rank", dir, dir, "--no-session"}} {
+		r := runLimited(t, sh, 1000000, args...)
+		if r.code == 0 {
+			continue
+		}
+		want := filepath.Join(dir, "trace.0.info") + ": the function table (173 MB, 60003 lines) needs about"
+		if r.code != 1 || bytes.Count(r.stderr, []byte("\n")) != 1 || !strings.Contains(string(r.stderr), want) || !strings.Contains(string(r.stderr), "(ulimit -v 1000000)") {
+			t.Errorf("%s under ulimit -v 1000000: exit %d, stderr (%d lines):\n%.2000s\nwant success or one line holding %q", args[0], r.code, bytes.Count(r.stderr, []byte("\n")), r.stderr, want)
+		}
+	}
+	if r := difftrace(t, "info", dir); r.code != 0 {
+		t.Errorf("info without a limit: exit %d\n%s", r.code, r.stderr)
 	}
 }
