@@ -120,15 +120,20 @@ func openRunDir(r *Run, d *dirListing) error {
 		p := &Process{Index: rank, Info: d.path(stem + ".info")}
 		if m := r.Manifest; m != nil {
 			// capture lists a rank in run.json before it writes a file of
-			// it: a table of a rank the manifest lacks was copied in.
+			// it (since it records the run's size; older ones listed it
+			// at its end, and a recorder killed outright never did): a
+			// table of a rank the manifest lacks was copied in.
 			rk, ok := m.Rank(rank)
 			switch {
 			case m.Size > 0 && rank >= m.Size:
 				return fmt.Errorf("%s: rank %d, but %s says the run had %d processes: the file is from another run; remove it (or remove %s to read the traces without it)", p.Info, rank, ManifestName, m.Size, ManifestName)
-			case !ok:
+			case !ok && m.Size > 0:
 				return fmt.Errorf("%s: rank %d is not in %s (which lists %s): the file is from another run; remove it (or remove %s to read the traces without it)", p.Info, rank, ManifestName, m.rankList(), ManifestName)
+			case !ok:
+				r.Notes = append(r.Notes, fmt.Sprintf("rank %d has traces but is not in %s, which lists %s (its recorder was killed, or the files were copied in from another run)", rank, ManifestName, m.rankList()))
+			default:
+				p.Rank, p.PID, p.Host = rk, rk.PID, rk.Host
 			}
-			p.Rank, p.PID, p.Host = rk, rk.PID, rk.Host
 		}
 		procs[i] = p
 	}

@@ -306,17 +306,22 @@ func (r *Run) checkOneProgram() error {
 // checkListed refuses a trace file of a rank whose threads run.json lists
 // without it: capture lists all of a rank's threads at once, when its
 // traces are written, so such a file was copied in from another run. (A
-// rank listed with no threads at all was cut short: addNotes says so.)
+// rank listed with no threads at all was cut short: addNotes says so.) A
+// manifest without the run's size, of an older capture, gets a note.
 func (r *Run) checkListed() error {
 	for _, p := range r.Procs {
 		if p.Rank == nil || len(p.Rank.Threads) == 0 {
 			continue
 		}
 		for _, t := range p.Threads {
-			if !slices.ContainsFunc(p.Rank.Threads, func(th Thread) bool { return th.Thread == t.ID.Thread }) {
-				return fmt.Errorf("%s: trace %s is not among the %d threads %s lists for rank %d: the file is from another run; remove it (or remove %s to read the traces without it)",
-					t.Path, t.ID, len(p.Rank.Threads), ManifestName, p.Rank.Rank, ManifestName)
+			if slices.ContainsFunc(p.Rank.Threads, func(th Thread) bool { return th.Thread == t.ID.Thread }) {
+				continue
 			}
+			if r.Manifest.Size == 0 {
+				continue // of an older capture: addNotes says so
+			}
+			return fmt.Errorf("%s: trace %s is not among the %d threads %s lists for rank %d: the file is from another run; remove it (or remove %s to read the traces without it)",
+				t.Path, t.ID, len(p.Rank.Threads), ManifestName, p.Rank.Rank, ManifestName)
 		}
 	}
 	return nil
@@ -368,6 +373,8 @@ func (r *Run) addNotes() {
 			switch {
 			case th == nil && len(p.Rank.Threads) == 0:
 				r.Notes = append(r.Notes, fmt.Sprintf("%s lists no threads for rank %d, but its trace %s exists (the recorder may have been cut short)", ManifestName, p.Index, t.ID))
+			case th == nil:
+				r.Notes = append(r.Notes, fmt.Sprintf("trace %s is not listed in %s (the recorder may have been cut short, or the file copied in)", t.ID, ManifestName))
 			case th.Bytes > 0 && t.Bytes != th.Bytes:
 				r.Notes = append(r.Notes, fmt.Sprintf("trace %s: %s says %d bytes, the file has %d (the file may be damaged, or from another run)", t.ID, ManifestName, th.Bytes, t.Bytes))
 			}
