@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -30,6 +33,10 @@ type Manifest struct {
 	Start       time.Time `json:"start"`        // first rank's start
 	End         time.Time `json:"end"`          // last rank's end (zero while running)
 	Ranks       []Rank    `json:"ranks"`        // sorted by rank
+	// Size is the number of processes the launcher started (its world
+	// size), 0 where it is not known (manifests written before it, runs
+	// converted from uftrace recordings): every rank is below it.
+	Size int `json:"size,omitempty"`
 
 	// Launch identifies one launch of the program (e.g. the MPI job id):
 	// every recorder of that launch shares it, so a recorder can tell its
@@ -90,7 +97,10 @@ type Waiting struct {
 	Unknown    bool  `json:"unknown,omitempty"`    // a peer that could not be told
 }
 
-// ReadManifest reads and checks a run.json file.
+// ReadManifest reads and checks a run.json file: a manifest that
+// contradicts itself (a rank listed twice, a rank beyond the run's size, a
+// rank that both exited and was killed) is refused with an error that names
+// the field, since what it says about the run can then not be trusted.
 func ReadManifest(path string) (*Manifest, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -99,14 +109,114 @@ func ReadManifest(path string) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		if se, ok := err.(*json.SyntaxError); ok {
-			return nil, fmt.Errorf("%s: byte %d: malformed run manifest: %v (fix or remove the file; the traces can be read without it)", path, se.Offset, err)
+			return nil, fmt.Errorf("%s: byte %d: malformed run manifest: %w (fix or remove the file; the traces can be read without it)", path, se.Offset, err)
 		}
-		return nil, fmt.Errorf("%s: malformed run manifest: %v (fix or remove the file; the traces can be read without it)", path, err)
+		return nil, fmt.Errorf("%s: malformed run manifest: %w (fix or remove the file; the traces can be read without it)", path, err)
 	}
-	if m.Schema < 1 || m.Schema > ManifestSchema {
-		return nil, fmt.Errorf("%s: manifest schema %d is not one this difftrace reads (1 to %d); use a newer difftrace", path, m.Schema, ManifestSchema)
+	switch {
+	case m.Schema < 1:
+		// null, {} or any object without "schema": not capture's.
+		return nil, fmt.Errorf("%s has no schema: it was not written by difftrace capture (or is damaged); fix or remove the file (the traces can be read without it)", path)
+	case m.Schema > ManifestSchema:
+		return nil, fmt.Errorf("%s: manifest schema %d is newer than this difftrace reads (1 to %d); use a newer difftrace", path, m.Schema, ManifestSchema)
+	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w; fix or remove the file (the traces can be read without it)", path, err)
 	}
 	return &m, nil
+}
+
+// check finds what a manifest says against itself; the error names the
+// field, as ranks[3].rank.
+func (m *Manifest) check() error {
+	if m.Size < 0 {
+		return fmt.Errorf("size: %d, a number of processes cannot be negative", m.Size)
+	}
+	if strings.ContainsAny(m.Prefix, "/\x00") || m.Prefix == "." || m.Prefix == ".." {
+		return fmt.Errorf("prefix: %q is not a file-name prefix", m.Prefix)
+	}
+	at := map[int]int{} // rank → index in Ranks
+	for i := range m.Ranks {
+		r := &m.Ranks[i]
+		f := fmt.Sprintf("ranks[%d]", i)
+		switch {
+		case r.Rank < 0:
+			return fmt.Errorf("%s.rank: %d, a rank cannot be negative", f, r.Rank)
+		case m.Size > 0 && r.Rank >= m.Size:
+			return fmt.Errorf("%s.rank: %d, but the run has %d ranks (size)", f, r.Rank, m.Size)
+		}
+		if j, dup := at[r.Rank]; dup {
+			return fmt.Errorf("%s.rank: %d, and ranks[%d] is rank %d too (%s there, %s here): a rank is listed once", f, r.Rank, j, r.Rank, m.Ranks[j].ended(), r.ended())
+		}
+		at[r.Rank] = i
+		switch {
+		case r.PID < 0:
+			return fmt.Errorf("%s.pid: %d, a process id cannot be negative", f, r.PID)
+		case r.Exited && r.Signal != "":
+			return fmt.Errorf("%s: exited is true (status %d) and signal is %q: a process either exits or is killed", f, r.ExitStatus, r.Signal)
+		case r.ExitStatus < 0 || r.ExitStatus > 255:
+			return fmt.Errorf("%s.exit_status: %d, an exit status is 0 to 255", f, r.ExitStatus)
+		case !r.Exited && r.ExitStatus != 0:
+			return fmt.Errorf("%s.exit_status: %d, but exited is false", f, r.ExitStatus)
+		}
+		threads := map[int]int{}
+		for k, th := range r.Threads {
+			tf := fmt.Sprintf("%s.threads[%d]", f, k)
+			if th.Thread < 0 {
+				return fmt.Errorf("%s.thread: %d, a thread index cannot be negative", tf, th.Thread)
+			}
+			if j, dup := threads[th.Thread]; dup {
+				return fmt.Errorf("%s.thread: %d, and %s.threads[%d] is thread %d too: a thread is listed once", tf, th.Thread, f, j, th.Thread)
+			}
+			threads[th.Thread] = k
+			if th.Bytes < 0 {
+				return fmt.Errorf("%s.bytes: %d, a size cannot be negative", tf, th.Bytes)
+			}
+			if w := th.Waiting; w != nil {
+				for p, peer := range w.Peers {
+					if peer < 0 || m.Size > 0 && peer >= m.Size {
+						return fmt.Errorf("%s.waiting.peers[%d]: %d, not a rank of the run (size %d)", tf, p, peer, m.Size)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// ended says how a rank ended, for errors: "exited 0", "signal SIGTERM",
+// "no end recorded".
+func (r *Rank) ended() string {
+	switch {
+	case r.Signal != "":
+		return "signal " + r.Signal
+	case r.Exited:
+		return fmt.Sprintf("exited %d", r.ExitStatus)
+	}
+	return "no end recorded"
+}
+
+// rankList says which ranks the manifest lists: "ranks 0 to 7", "ranks 0,
+// 2 and 5", "no ranks".
+func (m *Manifest) rankList() string {
+	var rs []int
+	for _, r := range m.Ranks {
+		rs = append(rs, r.Rank)
+	}
+	slices.Sort(rs)
+	switch {
+	case len(rs) == 0:
+		return "no ranks"
+	case len(rs) == 1:
+		return fmt.Sprintf("rank %d", rs[0])
+	case rs[len(rs)-1]-rs[0] == len(rs)-1:
+		return fmt.Sprintf("ranks %d to %d", rs[0], rs[len(rs)-1])
+	}
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = strconv.Itoa(r)
+	}
+	return "ranks " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // Rank returns the entry of rank r, if the manifest has one.

@@ -1,16 +1,21 @@
 package decode
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"hash"
+	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/difftrace/difftrace/parlot"
 
+	"github.com/difftrace/difftrace/internal/memlimit"
 	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -113,8 +118,20 @@ func openRunDir(r *Run, d *dirListing) error {
 	for i, stem := range stems {
 		_, rank, _ := splitStem(stem)
 		p := &Process{Index: rank, Info: d.path(stem + ".info")}
-		if r.Manifest != nil {
-			if rk, ok := r.Manifest.Rank(rank); ok {
+		if m := r.Manifest; m != nil {
+			// capture lists a rank in run.json before it writes a file of
+			// it (since it records the run's size; older ones listed it
+			// at its end, and a recorder killed outright never did): a
+			// table of a rank the manifest lacks was copied in.
+			rk, ok := m.Rank(rank)
+			switch {
+			case m.Size > 0 && rank >= m.Size:
+				return fmt.Errorf("%s: rank %d, but %s says the run had %d processes: the file is from another run; remove it (or remove %s to read the traces without it)", p.Info, rank, ManifestName, m.Size, ManifestName)
+			case !ok && m.Size > 0:
+				return fmt.Errorf("%s: rank %d is not in %s (which lists %s): the file is from another run; remove it (or remove %s to read the traces without it)", p.Info, rank, ManifestName, m.rankList(), ManifestName)
+			case !ok:
+				r.Notes = append(r.Notes, fmt.Sprintf("rank %d has traces but is not in %s, which lists %s (its recorder was killed, or the files were copied in from another run)", rank, ManifestName, m.rankList()))
+			default:
 				p.Rank, p.PID, p.Host = rk, rk.PID, rk.Host
 			}
 		}
@@ -233,21 +250,31 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 		}
 		p.Threads = append(p.Threads, &TraceFile{ID: trace.ID{Proc: p.Index, Thread: thread}, Path: path, Bytes: size})
 	}
-	// Function tables: read in parallel, identical contents parsed once.
-	raws := make([][]byte, len(procs))
+	// Function tables: hashed in parallel, identical contents parsed once,
+	// each read from its file as it is parsed (a table can be hundreds of
+	// MB: its names are all that stays in memory).
+	hashes := make([][32]byte, len(procs))
+	sizes := make([]int64, len(procs))
+	lines := make([]int64, len(procs))
 	err := parallel.For(len(procs), r.opts.Workers, func(i int) error {
 		path := procs[i].Info
-		if _, err := regularFile(path); err != nil {
+		f, size, err := OpenInput(path)
+		if err != nil {
 			return err
 		}
-		b, err := os.ReadFile(path)
-		if err != nil {
+		defer f.Close()
+		h := &lineCounter{h: sha256.New()}
+		if _, err := io.Copy(h, f); err != nil {
 			return readError(path, err)
 		}
-		raws[i] = b
+		h.h.Sum(hashes[i][:0])
+		sizes[i], lines[i] = size, h.lines
 		return nil
 	})
 	if err != nil {
+		return err
+	}
+	if err := checkTableRoom(procs, hashes, sizes, lines); err != nil {
 		return err
 	}
 	type parsed struct {
@@ -256,10 +283,14 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 	}
 	byHash := map[[32]byte]*parsed{}
 	for i, p := range procs {
-		h := sha256.Sum256(raws[i])
-		pt, ok := byHash[h]
+		pt, ok := byHash[hashes[i]]
 		if !ok {
-			t, err := parlot.ParseFuncTable(bytes.NewReader(raws[i]), p.Info)
+			f, _, err := OpenInput(p.Info)
+			if err != nil {
+				return err
+			}
+			t, err := parlot.ParseFuncTable(bufio.NewReaderSize(f, 256<<10), p.Info)
+			f.Close()
 			if err != nil {
 				return err
 			}
@@ -268,10 +299,9 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 				syms[id+1] = r.Symbols.Intern(canonical(n, t.Program))
 			}
 			pt = &parsed{t, syms}
-			byHash[h] = pt
+			byHash[hashes[i]] = pt
 			r.functions = append(r.functions, syms[1:]...)
 		}
-		raws[i] = nil
 		p.Funcs = len(pt.table.Names)
 		p.Program = pt.table.Program
 		for _, t := range p.Threads {
@@ -280,6 +310,53 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 	}
 	r.Procs = append(r.Procs, procs...)
 	return nil
+}
+
+// lineCounter hashes what is written to it and counts its lines.
+type lineCounter struct {
+	h     hash.Hash
+	lines int64
+}
+
+func (c *lineCounter) Write(b []byte) (int, error) {
+	c.lines += int64(bytes.Count(b, []byte{'\n'}))
+	return c.h.Write(b)
+}
+
+// tableCost estimates the memory a function table of size bytes and
+// lines lines takes once read and interned: its names, a quarter more for
+// the collector's room, and the structures of each name (the table's
+// entry, the symbol table's maps and their growth).
+func tableCost(size, lines int64) uint64 { return uint64(size + size/4 + lines*400) }
+
+// checkTableRoom refuses, under an address-space limit (ulimit -v), function
+// tables that cannot fit, before any is read: the Go runtime cannot recover
+// from running out of memory. Identical tables count once.
+func checkTableRoom(procs []*Process, hashes [][32]byte, sizes, lines []int64) error {
+	var need uint64
+	var names, bytes int64
+	largest := -1
+	seen := map[[32]byte]bool{}
+	for i := range procs {
+		if seen[hashes[i]] {
+			continue
+		}
+		seen[hashes[i]] = true
+		need += tableCost(sizes[i], lines[i])
+		names += lines[i]
+		bytes += sizes[i]
+		if largest < 0 || sizes[i] > sizes[largest] {
+			largest = i
+		}
+	}
+	if largest < 0 {
+		return nil
+	}
+	what := fmt.Sprintf("%s: the function table (%d MB, %d lines)", procs[largest].Info, (sizes[largest]+1<<20-1)>>20, lines[largest])
+	if len(seen) > 1 {
+		what = fmt.Sprintf("%s: the %d distinct function tables (%d MB, %d lines; the largest %s)", filepath.Dir(procs[largest].Info), len(seen), (bytes+1<<20-1)>>20, names, filepath.Base(procs[largest].Info))
+	}
+	return memlimit.Check(what, need)
 }
 
 // parlotSource decodes one ParLOT trace file and maps its per-process IDs to

@@ -43,6 +43,11 @@ type Options struct {
 	// Progress, if set, is called each time ForEach (and so Load and
 	// Summarize) finishes a trace, from any goroutine: for progress bars.
 	Progress func()
+	// MixedPrograms reads a run whose function tables name different
+	// programs (an MPMD launch, several programs in one job); Open
+	// refuses such a run otherwise, since a trace of another program
+	// copied into a run would lead its consensus.
+	MixedPrograms bool
 }
 
 // Run is a recorded run opened for reading: its processes, their threads and
@@ -224,6 +229,14 @@ func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 	if len(r.order) == 0 {
 		return nil, fmt.Errorf("%s: the function tables are there but no trace files (<name>.<thread> next to each .info); copy the trace files of the run into the directory", dir)
 	}
+	if err := r.checkListed(); err != nil {
+		return nil, err
+	}
+	if !opts.MixedPrograms {
+		if err := r.checkOneProgram(); err != nil {
+			return nil, err
+		}
+	}
 	r.progName = r.programName()
 	slices.Sort(r.functions)
 	r.functions = slices.Compact(r.functions)
@@ -249,6 +262,69 @@ func noTraces(d *dirListing) error {
 		return fmt.Errorf("%s: %d trace files but no .info function table for them; copy the .info files of the same run into the directory", d.dir, loose)
 	}
 	return fmt.Errorf("%s: no traces found: expected a difftrace run (run.json, trace.<rank>.info, trace.<rank>.<thread>), ParLOT output (Hdbg.<version>.<host>.<pid>.info with Hdbg.….<pid>.<thread>) or a uftrace recording (uftrace record's data directory, or one such directory per rank); give the directory a capture or uftrace record wrote", d.dir)
+}
+
+// checkOneProgram refuses a run whose processes' function tables name
+// different programs (the first image of a ParLOT table, uftrace's
+// executable): the processes of the program most of them ran (on a tie,
+// that of the lowest process) are the run, and the first other is named.
+func (r *Run) checkOneProgram() error {
+	count := map[string]int{}
+	var progs []string // in process order
+	for _, p := range r.Procs {
+		if p.Program == "" {
+			continue
+		}
+		if count[p.Program] == 0 {
+			progs = append(progs, p.Program)
+		}
+		count[p.Program]++
+	}
+	if len(progs) < 2 {
+		return nil
+	}
+	usual := progs[0]
+	for _, pr := range progs[1:] {
+		if count[pr] > count[usual] {
+			usual = pr
+		}
+	}
+	for _, p := range r.Procs {
+		if p.Program == "" || p.Program == usual {
+			continue
+		}
+		file := p.Info
+		if file == "" && len(p.Threads) > 0 {
+			file = p.Threads[0].Path
+		}
+		return fmt.Errorf("%s: process %d is of the program %s, but %d of the run's %d processes are of %s: traces of another program were copied in, or the directory holds two runs; remove them, or pass --mixed-programs if the job ran several programs (MPMD)",
+			file, p.Index, p.Program, count[usual], len(r.Procs), usual)
+	}
+	return nil
+}
+
+// checkListed refuses a trace file of a rank whose threads run.json lists
+// without it: capture lists all of a rank's threads at once, when its
+// traces are written, so such a file was copied in from another run. (A
+// rank listed with no threads at all was cut short: addNotes says so.) A
+// manifest without the run's size, of an older capture, gets a note.
+func (r *Run) checkListed() error {
+	for _, p := range r.Procs {
+		if p.Rank == nil || len(p.Rank.Threads) == 0 {
+			continue
+		}
+		for _, t := range p.Threads {
+			if slices.ContainsFunc(p.Rank.Threads, func(th Thread) bool { return th.Thread == t.ID.Thread }) {
+				continue
+			}
+			if r.Manifest.Size == 0 {
+				continue // of an older capture: addNotes says so
+			}
+			return fmt.Errorf("%s: trace %s is not among the %d threads %s lists for rank %d: the file is from another run; remove it (or remove %s to read the traces without it)",
+				t.Path, t.ID, len(p.Rank.Threads), ManifestName, p.Rank.Rank, ManifestName)
+		}
+	}
+	return nil
 }
 
 // addNotes records processes without trace files and manifest ranks that

@@ -536,3 +536,172 @@ func TestManifestDisagreements(t *testing.T) {
 		}
 	}
 }
+
+// A run.json that contradicts itself is refused, the error naming the file
+// and the field; one that is not capture's at all (null, {}) says so
+// rather than asking for a newer difftrace.
+func TestManifestContradictions(t *testing.T) {
+	base, err := ReadManifest(filepath.Join("..", "testdata", "runs", "oddeven4-normal", ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, json string
+		edit       func(m *Manifest)
+		want       string
+	}{
+		{name: "null", json: "null", want: "run.json has no schema: it was not written by difftrace capture (or is damaged)"},
+		{name: "empty", json: "{}", want: "run.json has no schema: it was not written by difftrace capture (or is damaged)"},
+		{name: "newer", json: `{"schema": 2}`, want: "manifest schema 2 is newer than this difftrace reads (1 to 1); use a newer difftrace"},
+		{name: "duplicate", edit: func(m *Manifest) { m.Ranks[3].Rank = 1; m.Ranks[3].ExitStatus = 3 },
+			want: "run.json: ranks[3].rank: 1, and ranks[1] is rank 1 too (exited 0 there, exited 3 here): a rank is listed once"},
+		{name: "beyond", edit: func(m *Manifest) { m.Size = 4; m.Ranks[3].Rank = 99 },
+			want: "run.json: ranks[3].rank: 99, but the run has 4 ranks (size)"},
+		{name: "negative", edit: func(m *Manifest) { m.Ranks[0].Rank = -1 },
+			want: "run.json: ranks[0].rank: -1, a rank cannot be negative"},
+		{name: "exited-and-killed", edit: func(m *Manifest) { m.Ranks[2].Signal = "SIGTERM" },
+			want: `run.json: ranks[2]: exited is true (status 0) and signal is "SIGTERM": a process either exits or is killed`},
+		{name: "status-without-exit", edit: func(m *Manifest) { m.Ranks[2].Exited = false; m.Ranks[2].ExitStatus = 1 },
+			want: "run.json: ranks[2].exit_status: 1, but exited is false"},
+		{name: "status-range", edit: func(m *Manifest) { m.Ranks[2].ExitStatus = 300 },
+			want: "run.json: ranks[2].exit_status: 300, an exit status is 0 to 255"},
+		{name: "thread-twice", edit: func(m *Manifest) { m.Ranks[1].Threads = append(m.Ranks[1].Threads, m.Ranks[1].Threads[0]) },
+			want: "run.json: ranks[1].threads[1].thread: 0, and ranks[1].threads[0] is thread 0 too"},
+		{name: "peer", edit: func(m *Manifest) {
+			m.Size = 4
+			m.Ranks[0].Threads[0].Waiting = &Waiting{Call: "MPI_Recv", Peers: []int{7}}
+		}, want: "run.json: ranks[0].threads[0].waiting.peers[0]: 7, not a rank of the run (size 4)"},
+		{name: "prefix", edit: func(m *Manifest) { m.Prefix = "../trace" }, want: `run.json: prefix: "../trace" is not a file-name prefix`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := []byte(tc.json)
+			if tc.edit != nil {
+				var m Manifest
+				raw, _ := json.Marshal(base)
+				json.Unmarshal(raw, &m)
+				tc.edit(&m)
+				b, _ = json.Marshal(&m)
+			}
+			path := filepath.Join(t.TempDir(), ManifestName)
+			writeFile(t, path, string(b))
+			_, err := ReadManifest(path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), path) {
+				t.Errorf("got %v\nwant %s: …%s…", err, path, tc.want)
+			}
+		})
+	}
+	// Every committed run reads as before.
+	for _, glob := range []string{"runs", "noise"} {
+		ms, _ := filepath.Glob(filepath.Join("..", "testdata", glob, "*", ManifestName))
+		for _, p := range ms {
+			if _, err := ReadManifest(p); err != nil {
+				t.Errorf("%s: %v", p, err)
+			}
+		}
+	}
+}
+
+// copyRun copies a committed run into a new directory.
+func copyRun(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "testdata", "runs", name))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// copyFile copies the file from into to.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A run directory whose traces are not of one run is refused, naming the
+// odd file: without run.json, a process of another program; with it, a
+// rank or a thread the manifest does not list, or a rank beyond its size.
+func TestForeignTraces(t *testing.T) {
+	t.Run("other program", func(t *testing.T) {
+		dir := t.TempDir()
+		app := "+\n/bin/app\nmain\nwork\n"
+		makeRunDir(t, dir, []string{app, app, "+\n/other/tool\nmain\nwork\n", app},
+			[][][]uint16{{{1, 2, 0, 0}}, {{1, 2, 0, 0}}, {{1, 2, 0, 2, 0, 0}}, {{1, 0}}}, nil)
+		_, err := Open(dir, trace.NewTable(), Options{})
+		want := filepath.Join(dir, "trace.2.info") + ": process 2 is of the program /other/tool, but 3 of the run's 4 processes are of /bin/app"
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "--mixed-programs") {
+			t.Errorf("got %v\nwant %s…", err, want)
+		}
+		run, err := Open(dir, trace.NewTable(), Options{MixedPrograms: true})
+		if err != nil || len(run.Procs) != 4 || run.ProgramName() != "app|tool" {
+			t.Errorf("with MixedPrograms: %v", err)
+		}
+	})
+	// setSize records the run's size in a copied run's manifest, as
+	// capture does since it records it.
+	setSize := func(t *testing.T, dir string, size int) {
+		m, err := ReadManifest(filepath.Join(dir, ManifestName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Size = size
+		b, _ := json.Marshal(m)
+		writeFile(t, filepath.Join(dir, ManifestName), string(b))
+	}
+	t.Run("rank not listed", func(t *testing.T) {
+		dir := copyRun(t, "oddeven4-normal")
+		copyFile(t, filepath.Join(dir, "trace.1.info"), filepath.Join(dir, "trace.3.info"))
+		copyFile(t, filepath.Join(dir, "trace.1.0"), filepath.Join(dir, "trace.3.0"))
+		m, _ := ReadManifest(filepath.Join(dir, ManifestName))
+		m.Ranks = m.Ranks[:3]
+		b, _ := json.Marshal(m)
+		writeFile(t, filepath.Join(dir, ManifestName), string(b))
+		// A manifest of an older capture (no size) may lack a rank whose
+		// recorder was killed: a note.
+		run, err := Open(dir, trace.NewTable(), Options{})
+		if note := "rank 3 has traces but is not in run.json, which lists ranks 0 to 2"; err != nil || !slices.ContainsFunc(run.Notes, func(n string) bool { return strings.HasPrefix(n, note) }) {
+			t.Errorf("without size: %v, notes %q; want the note %q…", err, run.Notes, note)
+		}
+		setSize(t, dir, 4)
+		_, err = Open(dir, trace.NewTable(), Options{})
+		want := filepath.Join(dir, "trace.3.info") + ": rank 3 is not in run.json (which lists ranks 0 to 2): the file is from another run"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("got %v\nwant %s…", err, want)
+		}
+	})
+	t.Run("rank beyond size", func(t *testing.T) {
+		dir := copyRun(t, "oddeven4-normal")
+		m, err := ReadManifest(filepath.Join(dir, ManifestName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Size = 3
+		m.Ranks = m.Ranks[:3]
+		b, _ := json.Marshal(m)
+		writeFile(t, filepath.Join(dir, ManifestName), string(b))
+		_, err = Open(dir, trace.NewTable(), Options{})
+		want := filepath.Join(dir, "trace.3.info") + ": rank 3, but run.json says the run had 3 processes: the file is from another run"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("got %v\nwant %s…", err, want)
+		}
+	})
+	t.Run("thread not listed", func(t *testing.T) {
+		dir := copyRun(t, "oddeven4-normal")
+		copyFile(t, filepath.Join(dir, "trace.2.0"), filepath.Join(dir, "trace.2.7"))
+		run, err := Open(dir, trace.NewTable(), Options{})
+		if note := "trace 2.7 is not listed in run.json"; err != nil || !slices.ContainsFunc(run.Notes, func(n string) bool { return strings.HasPrefix(n, note) }) {
+			t.Errorf("without size: %v, notes %q; want the note %q…", err, run.Notes, note)
+		}
+		setSize(t, dir, 4)
+		_, err = Open(dir, trace.NewTable(), Options{})
+		want := filepath.Join(dir, "trace.2.7") + ": trace 2.7 is not among the 1 threads run.json lists for rank 2: the file is from another run"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("got %v\nwant %s…", err, want)
+		}
+	})
+}

@@ -35,6 +35,9 @@ type Options struct {
 	// ExactPolling counts the repeats of polling calls like any others
 	// (see Polling); by default they count nothing.
 	ExactPolling bool
+	// MixedPrograms reads runs whose processes ran different programs
+	// (decode.Options.MixedPrograms).
+	MixedPrograms bool
 }
 
 // Progress follows the long stages of the pipeline. Begin and End are called
@@ -69,7 +72,7 @@ func Open(dirs []string, opts Options) (*Comparison, error) {
 	}
 	c := &Comparison{Symbols: trace.NewTable(), opts: opts}
 	for _, dir := range dirs {
-		dopts := decode.Options{MaxEvents: opts.MaxEvents, Workers: opts.Workers}
+		dopts := decode.Options{MaxEvents: opts.MaxEvents, Workers: opts.Workers, MixedPrograms: opts.MixedPrograms}
 		if opts.Progress != nil {
 			dopts.Progress = opts.Progress.Step
 		}

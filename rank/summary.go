@@ -240,7 +240,7 @@ func (c *Comparison) eventsOf(r int) *decode.Run {
 		return c.Runs[r]
 	}
 	sm.once.Do(func() {
-		run, err := decode.Open(sm.s.Run.Dir, c.Symbols, decode.Options{MaxEvents: c.opts.MaxEvents, Workers: c.opts.Workers})
+		run, err := decode.Open(sm.s.Run.Dir, c.Symbols, decode.Options{MaxEvents: c.opts.MaxEvents, Workers: c.opts.Workers, MixedPrograms: c.opts.MixedPrograms})
 		if err != nil || !slices.Equal(run.Traces(), c.Runs[r].Traces()) {
 			return
 		}

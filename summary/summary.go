@@ -27,6 +27,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/difftrace/difftrace/decode"
@@ -102,7 +103,10 @@ func PartName(i, n int) string { return fmt.Sprintf("part-%d-of-%d.dts", i, n) }
 
 var partRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^part-(\d+)-of-(\d+)\.dts$`) })
 
-// ParsePartName reports whether name is the file name of a part, and which.
+// ParsePartName reports whether name is the file name of a part, and which:
+// only the name PartName gives (no leading zeros, so no two names of one
+// part). n is as the name says: Open bounds it by the files present
+// before it trusts it.
 func ParsePartName(name string) (i, n int, ok bool) {
 	m := partRE().FindStringSubmatch(name)
 	if m == nil {
@@ -110,7 +114,10 @@ func ParsePartName(name string) (i, n int, ok bool) {
 	}
 	i, err1 := strconv.Atoi(m[1])
 	n, err2 := strconv.Atoi(m[2])
-	return i, n, err1 == nil && err2 == nil
+	if err1 != nil || err2 != nil || name != PartName(i, n) {
+		return 0, 0, false
+	}
+	return i, n, true
 }
 
 // Encode returns the file contents of p.
@@ -186,6 +193,18 @@ func Open(dir string) (*Summary, error) {
 	if of < 0 {
 		return nil, fmt.Errorf("%s: no summary parts (part-<i>-of-<n>.dts) in the directory; give a run, or a directory difftrace summarize wrote", dir)
 	}
+	// A summary of n parts has n files: the count a name claims is
+	// trusted only that far (a name may say a billion).
+	if of > len(names) {
+		var missing []int
+		for i := 0; i < of && len(missing) < 8; i++ {
+			if !slices.Contains(names, PartName(i, of)) {
+				missing = append(missing, i)
+			}
+		}
+		return nil, fmt.Errorf("%s: the name says %d parts, the directory holds %d (parts %s missing); a summary is complete only with all its parts (a summarize process failed or is still writing): run summarize again with the same number of processes",
+			filepath.Join(dir, names[0]), of, len(names), listParts(missing, of-len(names)))
+	}
 	s := &Summary{Dir: dir, Parts: make([]*Part, of)}
 	for _, name := range names {
 		i, _, _ := ParsePartName(name)
@@ -205,15 +224,8 @@ func Open(dir string) (*Summary, error) {
 		}
 		s.Parts[i] = p
 	}
-	var missing []int
-	for i, p := range s.Parts {
-		if p == nil {
-			missing = append(missing, i)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%s: parts %v of %d are missing (a summarize process failed or is still writing); run summarize again with the same number of processes", dir, missing, of)
-	}
+	// Every part is there: of names, each of a part below of, no two
+	// alike.
 	p0 := s.Parts[0]
 	s.Grid, s.Run = p0.Grid, p0.Run
 	if len(s.Run.Names) != p0.Names || NamesSum(s.Run.Names) != p0.NamesSum {
@@ -272,6 +284,19 @@ func Open(dir string) (*Summary, error) {
 		return nil, fmt.Errorf("%s: the parts summarise %d traces, the run has %d (missing: %v); summarize the run again", dir, len(seen), len(want), lacking[:min(len(lacking), 8)])
 	}
 	return s, nil
+}
+
+// listParts says which parts are missing: "3, 5", or "0, 1, 2, … (999999999
+// in all)" when there are more than those listed.
+func listParts(some []int, all int) string {
+	s := make([]string, len(some))
+	for i, p := range some {
+		s[i] = strconv.Itoa(p)
+	}
+	if all > len(some) {
+		return strings.Join(s, ", ") + fmt.Sprintf(", … (%d in all)", all)
+	}
+	return strings.Join(s, ", ")
 }
 
 func sameGrid(a, b Grid) bool {

@@ -1,6 +1,9 @@
 package summary
 
 import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +65,7 @@ func TestOpenDamaged(t *testing.T) {
 		do   func(dir string)
 		want string
 	}{
-		{"missing part", func(dir string) { os.Remove(filepath.Join(dir, PartName(1, 3))) }, "parts [1] of 3 are missing"},
+		{"missing part", func(dir string) { os.Remove(filepath.Join(dir, PartName(1, 3))) }, "part-0-of-3.dts: the name says 3 parts, the directory holds 2 (parts 1 missing); a summary is complete only with all its parts"},
 		{"flipped byte", func(dir string) {
 			p := filepath.Join(dir, PartName(2, 3))
 			b, _ := os.ReadFile(p)
@@ -95,4 +98,51 @@ func TestOpenDamaged(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// A part's name that claims a vast number of parts is believed only as
+// far as the directory holds files: nothing is allocated for the count
+// (it once made a slice of that size, and a Go runtime crash).
+func TestOpenClaimedParts(t *testing.T) {
+	for _, of := range []int{1_000_000_000, 100_000_000_000} {
+		dir := t.TempDir()
+		p := testParts(1)[0]
+		p.Of = of
+		if err := Write(dir, p); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(dir)
+		want := fmt.Sprintf("%s: the name says %d parts, the directory holds 1 (parts 1, 2, 3, 4, 5, 6, 7, 8, … (%d in all) missing); a summary is complete only with all its parts",
+			filepath.Join(dir, PartName(0, of)), of, of-1)
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("got %v\nwant %s…", err, want)
+		}
+	}
+	// A name with leading zeros is no part's: two names of one part.
+	for _, name := range []string{"part-00-of-1.dts", "part-0-of-01.dts", "part-1-of-99999999999999999999.dts"} {
+		if _, _, ok := ParsePartName(name); ok {
+			t.Errorf("ParsePartName(%q) is a part", name)
+		}
+	}
+	if i, n, ok := ParsePartName("part-3-of-12.dts"); !ok || i != 3 || n != 12 {
+		t.Errorf("ParsePartName(part-3-of-12.dts) = %d, %d, %v", i, n, ok)
+	}
+}
+
+// FuzzDecode: any bytes, with a valid checksum or not, give a part or an
+// error, never a panic or an allocation the bytes do not bound (gob's own
+// bounds; the checksum is recomputed so that the gob decoder is reached).
+func FuzzDecode(f *testing.F) {
+	for _, p := range testParts(2) {
+		b, err := Encode(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b[len(magic)+1 : len(b)-4])
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		b := append([]byte(magic+"\x01"), body...)
+		b = binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
+		Decode("part-0-of-1.dts", b)
+	})
 }

@@ -84,7 +84,8 @@ func (o *Options) defaults() {
 
 // Main runs the recorder of one rank and returns the exit status to leave
 // with: the program's own (128+n if a signal n killed it, ExitTimeout if
-// --timeout did).
+// --timeout did), or 128+n when signal n (SIGINT, SIGTERM, SIGHUP) made
+// capture end it.
 //
 // The process a launcher starts re-executes itself as a worker in a new
 // process group and only relays signals to it. Launchers end a job with
@@ -340,6 +341,9 @@ func Run(opt Options) (int, error) {
 	if err != nil {
 		return 1, err
 	}
+	// The launcher's number of processes, recorded so that a reader can
+	// tell a rank that cannot be; 0 where the launcher does not say.
+	_, size, _ := LaunchFromEnv(opt.Getenv)
 	host, _ := os.Hostname()
 	start := time.Now()
 	launch := opt.Getenv(launchEnv)
@@ -356,7 +360,7 @@ func Run(opt Options) (int, error) {
 	tmpl := decode.Manifest{
 		Schema: decode.ManifestSchema, Tool: "difftrace", ToolVersion: opt.ToolVersion,
 		Format: "parlot-17", Backend: opt.Backend, Images: images, Prefix: opt.Prefix,
-		Command: append([]string{prog}, opt.Command[1:]...), Launch: launch,
+		Command: append([]string{prog}, opt.Command[1:]...), Launch: launch, Size: size,
 	}
 	r := decode.Rank{Rank: rank, Host: host, Start: start, Threads: []decode.Thread{}}
 	// Refuse before creating anything: a refused capture leaves the
@@ -439,6 +443,7 @@ func Run(opt Options) (int, error) {
 		timer = time.After(time.Until(deadline))
 	}
 	var why string
+	var got syscall.Signal // the signal that made capture end the program
 	select {
 	case <-done:
 	case <-timer:
@@ -448,6 +453,7 @@ func Run(opt Options) (int, error) {
 		why = s.String()
 		if sig, ok := s.(syscall.Signal); ok {
 			why = decode.SignalName(sig)
+			got = sig
 		}
 		if why != "SIGINT" && !deadline.IsZero() && !time.Now().Before(deadline) {
 			why = "timeout"
@@ -510,6 +516,12 @@ func Run(opt Options) (int, error) {
 	case why == "timeout":
 		code = ExitTimeout
 		notes = append([]string{fmt.Sprintf("killed by capture's --timeout %s", opt.Timeout)}, notes...)
+	case got != 0:
+		// capture ended the program with SIGTERM whatever it was sent;
+		// its status is that of the signal the user or launcher sent
+		// (130 for Ctrl-C, as every other command), not the program's
+		// 143, so that a shell loop of captures stops on Ctrl-C.
+		code = 128 + int(got)
 	case why == "" && r.Signal != "" && r.Signal != "SIGSEGV" && r.Signal != "SIGABRT" && be.snapshots():
 		// uftrace writes the pending calls of a thread that crashes with
 		// SIGSEGV or SIGABRT; other signals leave them unwritten.

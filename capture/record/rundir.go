@@ -242,6 +242,9 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 	if m.Backend != tmpl.Backend || m.Images != tmpl.Images || m.Prefix != tmpl.Prefix {
 		return fmt.Errorf("%s: the other ranks of this launch record with backend %s, images %s, prefix %s; give every rank the same options", dir, m.Backend, m.Images, m.Prefix)
 	}
+	if m.Size != tmpl.Size {
+		return fmt.Errorf("%s: the other ranks of this launch say it started %d processes, this one %d; record each launch into a directory of its own", dir, m.Size, tmpl.Size)
+	}
 	putRank(m, r)
 	// A rank recorded before by an earlier attempt of this launch left
 	// files that the new recording replaces.

@@ -71,7 +71,7 @@ func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*rank.Com
 	if err := waitRecorded(cmd, dirs...); err != nil {
 		return nil, err
 	}
-	opts := rank.Options{MaxEvents: f.maxEvents, Unrelated: f.force, ExactPolling: f.exactPolling}
+	opts := rank.Options{MaxEvents: f.maxEvents, Unrelated: f.force, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms}
 	if p := newProgress(cmd.ErrOrStderr()); p != nil {
 		opts.Progress = p
 	}

@@ -36,7 +36,8 @@ launcher or the user ends the job (SIGINT, SIGTERM, SIGHUP), capture takes a
 stack snapshot of the program (with eu-stack), kills it, and writes every
 trace up to the last call, including the call each thread was blocked in.
 run.json then says the rank was killed and why. capture exits with the
-program's status (128+N if signal N killed it, 124 if --timeout did).
+program's status (128+N if signal N killed it, 124 if --timeout did), or
+128+N when capture itself got signal N (130 for Ctrl-C, as every command).
 
 A program that varies from run to run by itself (receives from any source,
 dynamic schedules, work stealing) needs more than one normal run for rank to

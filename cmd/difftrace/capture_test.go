@@ -886,3 +886,52 @@ func TestCaptureCleansAfterKilledRecorder(t *testing.T) {
 		t.Errorf("the next capture left the killed recorder's %s in place", work)
 	}
 }
+
+// TestCaptureInterruptedExitStatus interrupts capture itself, as Ctrl-C
+// or a kill of the recorder does: capture ends the program with SIGTERM
+// whatever it was sent, and yet exits with 128 + the signal it got (130
+// for SIGINT, as every other command), not the program's 143, so a shell
+// loop of captures stops on Ctrl-C.
+func TestCaptureInterruptedExitStatus(t *testing.T) {
+	needE2E(t)
+	bin := compile(t, "block", blockSrc)
+	for _, tc := range []struct {
+		sig    syscall.Signal
+		status string
+	}{
+		{syscall.SIGINT, "interrupted (SIGINT) in "},
+		{syscall.SIGTERM, "killed by the launcher in "},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			cmd := exec.Command(difftraceBin, "capture", "-o", dir, "--", bin)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pid := 0
+			for i := 0; i < 100 && pid == 0; i++ {
+				time.Sleep(100 * time.Millisecond)
+				if m, err := decode.ReadManifest(filepath.Join(dir, "run.json")); err == nil && len(m.Ranks) == 1 {
+					pid = m.Ranks[0].PID
+				}
+			}
+			if pid == 0 {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("the manifest never named the program's pid\n%s", out.String())
+			}
+			time.Sleep(500 * time.Millisecond) // into pause()
+			cmd.Process.Signal(tc.sig)
+			err := cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(tc.sig) {
+				t.Errorf("capture exited with %v, want status %d (128 + %s)\n%s", err, 128+int(tc.sig), tc.sig, out.String())
+			}
+			r := manifest(t, dir).Ranks[0]
+			if r.Signal != "SIGTERM" || !strings.HasPrefix(r.Status, tc.status) {
+				t.Errorf("rank entry: signal %q status %q, want SIGTERM and %q…", r.Signal, r.Status, tc.status)
+			}
+		})
+	}
+}

@@ -6,25 +6,18 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/internal/interrupt"
+	"github.com/difftrace/difftrace/internal/memlimit"
 	"github.com/difftrace/difftrace/trace"
 )
 
-// defaultMemoryLimit is the soft limit of the Go heap when GOMEMLIMIT
-// does not set one: the collector then works to keep the process near
-// what is live (a few hundred MB for a ranking of 16,384 traces) instead
-// of letting the heap grow to twice that between collections, which on
-// such a run had reached 5.4 GB. A run that needs more still gets it.
-const defaultMemoryLimit = 3 << 30
-
 func main() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(defaultMemoryLimit)
-	}
+	// The heap's soft limit: 3 GB, or less under an address-space limit
+	// (ulimit -v), where the runtime has reserved much of it already.
+	memlimit.Apply()
 	if err := newRootCmd().Execute(); err != nil {
 		if interrupt.Interrupted() {
 			// The signal's handler is ending the command: its exit

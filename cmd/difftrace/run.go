@@ -25,6 +25,8 @@ type readFlags struct {
 	force      bool // compare runs that look like runs of different programs
 	// exactPolling counts polling calls' repeats (rank.Options.ExactPolling).
 	exactPolling bool
+	// mixedPrograms reads runs whose processes ran different programs.
+	mixedPrograms bool
 }
 
 // registerPolling adds --exact-polling to a command that compares runs.
@@ -43,6 +45,8 @@ func (f *readFlags) register(cmd *cobra.Command) {
 	f.maxEvents = parlot.DefaultMaxEvents
 	cmd.Flags().Var((*eventCount)(&f.maxEvents), "max-events",
 		"refuse a trace that decodes to more events than this, e.g. 1e10 (guards against files that claim billions)")
+	cmd.Flags().BoolVar(&f.mixedPrograms, "mixed-programs", false,
+		"read a run whose processes ran different programs (an MPMD job); by default such a run is refused, as traces copied in from another program")
 	cmd.Flags().BoolVar(&f.signatures, "signatures", false,
 		"name C++ functions with their parameter lists and template arguments in text and pictures (JSON always has them)")
 }
@@ -82,7 +86,7 @@ func (f *readFlags) open(cmd *cobra.Command, dir string) (*decode.Run, error) {
 	if err := waitRecorded(cmd, dir); err != nil {
 		return nil, err
 	}
-	return decode.Open(dir, f.table(), decode.Options{MaxEvents: f.maxEvents})
+	return decode.Open(dir, f.table(), decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms})
 }
 
 // recordedWait bounds the wait for recorders still writing a run: longer
@@ -117,7 +121,7 @@ func notSummary(cmd *cobra.Command, dir string) error {
 // the bar.
 func (f *readFlags) openWithProgress(cmd *cobra.Command, dir string) (run *decode.Run, done func(), err error) {
 	var bar *progressbar.ProgressBar
-	opts := decode.Options{MaxEvents: f.maxEvents}
+	opts := decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}
 	stderr := cmd.ErrOrStderr()
 	if isTerminal(stderr) {
 		opts.Progress = func() {

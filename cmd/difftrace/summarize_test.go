@@ -138,7 +138,7 @@ func TestSummarizeErrors(t *testing.T) {
 	if err := os.Remove(part); err != nil {
 		t.Fatal(err)
 	}
-	fails("parts [1] of 2 are missing", "rank", "--no-session", "sum", "runs/oddeven-swapbug")
+	fails("the name says 2 parts, the directory holds 1 (parts 1 missing)", "rank", "--no-session", "sum", "runs/oddeven-swapbug")
 	// Summarising again with another number of processes replaces the
 	// parts.
 	if r := difftraceAt(t, work, nil, "summarize", "runs/oddeven-normal", "-o", "sum"); r.code != 0 {
