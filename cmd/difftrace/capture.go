@@ -2,10 +2,12 @@ package main
 
 import (
 	"os"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/capture/record"
+	"github.com/difftrace/difftrace/internal/interrupt"
 )
 
 func newCaptureCmd() *cobra.Command {
@@ -56,6 +58,9 @@ with --also-normal.`,
 			code, err := record.Main(opt)
 			if err != nil {
 				return err
+			}
+			if code == 128+int(syscall.SIGINT) {
+				interrupt.Exit(syscall.SIGINT) // a shell's loop stops too
 			}
 			if code != 0 {
 				os.Exit(code)

@@ -891,7 +891,8 @@ func TestCaptureCleansAfterKilledRecorder(t *testing.T) {
 // or a kill of the recorder does: capture ends the program with SIGTERM
 // whatever it was sent, and yet exits with 128 + the signal it got (130
 // for SIGINT, as every other command), not the program's 143, so a shell
-// loop of captures stops on Ctrl-C.
+// loop of captures stops on Ctrl-C (for SIGINT it is killed by the signal,
+// which is what bash looks at).
 func TestCaptureInterruptedExitStatus(t *testing.T) {
 	needE2E(t)
 	bin := compile(t, "block", blockSrc)
@@ -925,8 +926,11 @@ func TestCaptureInterruptedExitStatus(t *testing.T) {
 			time.Sleep(500 * time.Millisecond) // into pause()
 			cmd.Process.Signal(tc.sig)
 			err := cmd.Wait()
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(tc.sig) {
+			if shellStatus(err) != 128+int(tc.sig) {
 				t.Errorf("capture exited with %v, want status %d (128 + %s)\n%s", err, 128+int(tc.sig), tc.sig, out.String())
+			}
+			if ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus); tc.sig == syscall.SIGINT && !ws.Signaled() {
+				t.Errorf("capture exited %v after SIGINT, not killed by it: bash would go on with a loop of captures", err)
 			}
 			r := manifest(t, dir).Ranks[0]
 			if r.Signal != "SIGTERM" || !strings.HasPrefix(r.Status, tc.status) {

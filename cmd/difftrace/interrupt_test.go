@@ -105,9 +105,11 @@ func TestInterruptedCommandsLeaveNothing(t *testing.T) {
 			}
 			cmd.Process.Signal(sig)
 			err = <-exited
-			ee, ok := err.(*exec.ExitError)
-			if !ok || ee.ExitCode() != 128+int(sig) {
+			if got := shellStatus(err); got != 128+int(sig) {
 				t.Errorf("exit %v, want status %d; stderr: %s", err, 128+int(sig), stderr.String())
+			}
+			if ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus); sig == syscall.SIGINT && !ws.Signaled() {
+				t.Errorf("exited %v after SIGINT, not killed by it: bash would go on with a loop of such commands", err)
 			}
 			if left := temps(dir); len(left) > 0 {
 				t.Errorf("temporary files left: %v", left)
@@ -125,4 +127,20 @@ func TestInterruptedCommandsLeaveNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shellStatus is the status a shell reports for a command that ended with
+// err: its exit status, or 128 + the signal that killed it.
+func shellStatus(err error) int {
+	ee, ok := err.(*exec.ExitError)
+	if !ok {
+		if err == nil {
+			return 0
+		}
+		return -1
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ee.ExitCode()
 }

@@ -2,7 +2,7 @@
 // by SIGINT, SIGTERM or SIGHUP: the child processes it started are killed,
 // the temporary files it was writing are removed (atomicfile.RemoveTemps),
 // and it exits with 128 + the signal's number, as a shell reports a process
-// killed by that signal. It is the one place that does this for every
+// killed by that signal (for SIGINT, it is killed by it: see Exit). It is the one place that does this for every
 // command (capture, which forwards signals to the traced program, has its
 // own handling).
 package interrupt
@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/difftrace/difftrace/internal/atomicfile"
 )
@@ -71,12 +72,27 @@ func Install(stderr io.Writer) {
 			msg += fmt.Sprintf("; %v", err)
 		}
 		fmt.Fprintln(stderr, msg)
-		code := 128 + 2
-		if s, ok := sig.(syscall.Signal); ok {
-			code = 128 + int(s)
+		s, ok := sig.(syscall.Signal)
+		if !ok {
+			s = syscall.SIGINT
 		}
-		os.Exit(code)
+		Exit(s)
 	}()
+}
+
+// Exit ends the process as the signal sig would have: SIGINT is raised
+// again with its default action, so that the shell sees a command killed
+// by Ctrl-C and stops a loop it runs (bash goes on with a loop whose
+// command merely exited 130, taking Ctrl-C to have been handled); any
+// other signal, and SIGINT should it not end the process, gives exit
+// status 128 + its number.
+func Exit(sig syscall.Signal) {
+	if sig == syscall.SIGINT {
+		signal.Reset(sig)
+		syscall.Kill(os.Getpid(), sig)
+		time.Sleep(100 * time.Millisecond) // the signal is on its way
+	}
+	os.Exit(128 + int(sig))
 }
 
 // Interrupted reports whether the command is being ended by a signal: its
