@@ -16,18 +16,19 @@
 // A loop is a tandem repeat among the children of one call (or of the
 // root): Count ≥ 2 copies, one after the other, of a block of Period
 // children, equal subtree for subtree. Blocks may be of any length, from
-// one call to thousands. In each child sequence the loops are found by
-// folding, smallest period first: every maximal run of equal children is a
-// loop of period 1 and becomes one element (standing for its body and
-// count); then, over the new elements, the smallest period at which some
-// block is followed by a copy of itself, folding each such repeat at its
-// leftmost start, with as many whole copies as follow; then from period 1
-// again, until nothing folds. So loops nest (the loops of a block are
-// inside the block's loop), a loop's iterations are exactly equal (an outer
-// loop whose iterations differ in an inner loop's count is no loop: only
-// its equal stretches are), and of the rotations of a repeat the leftmost
-// is taken ([b a b a b] is [b a]² b). Period and First count children of
-// the call, whatever the blocks folded inside them.
+// one call to thousands. In each child sequence the repeats that cover the
+// most children are taken first: of every maximal stretch where each child
+// equals the one a period later (a repeat, at its leftmost start, with as
+// many whole copies as follow), the longest in children covered, then the
+// one of the smaller period, then the leftmost, each unless a repeat taken
+// before overlaps it. Then the same again inside the body of each repeat
+// taken, and in the stretches between them. So loops nest (the loops of a
+// block are inside the block's loop, and a pair of equal calls that
+// straddles two iterations is no loop), a loop's iterations are exactly
+// equal (an outer loop whose iterations differ in an inner loop's count is
+// no loop: only its equal stretches are), and of the rotations of a repeat
+// the leftmost is taken ([b a b a b] is [b a]² b). Period and First count
+// children of the call.
 //
 // The loops around a place (a call, or the gap before a call) are those of
 // its caller's children that hold it and then, up the call stack, those

@@ -108,6 +108,10 @@ func TestFindLoops(t *testing.T) {
 		{"main(step(a a) step(a a))", "main0: 0+1x2, step1: 0+1x2, step7: 0+1x2"},
 		{b1000 + " " + b1000 + " " + b1000 + " end", "root: 0+1000x3"},
 		{"u v u v w u v u v w", "root: 0+5x2, root: 0+2x2, root: 5+2x2"},
+		// The phases of odd/even's rank 0: the repeat that covers most
+		// first, not the pairs of f across its iterations.
+		{"f s r f f s r f f s r f", "root: 0+4x3"},
+		{"a a a a", "root: 0+1x4"}, // as much covered by [a a]^2: the smaller period
 	} {
 		tab := trace.NewTable()
 		tr := NewTree(build(t, tab, c.spec))
