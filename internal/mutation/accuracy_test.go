@@ -98,7 +98,7 @@ func TestAccuracy(t *testing.T) {
 		score.WriteTable(&sb)
 		t.Logf("filter %s, K 10: %d mutations in %d runs, %.1fs\n%s", spec, score.Total(), len(bs), time.Since(start).Seconds(), sb.String())
 		var mb strings.Builder
-		score.WriteMisses(&mb, *flagMisses, bs[0].Name)
+		score.WriteMisses(&mb, *flagMisses)
 		t.Logf("misses (a few of each kind):\n%s", mb.String())
 		if m := minRate(); m > 0 && spec == "all" {
 			if got := score.Min(CheckAll); got < m {
@@ -120,7 +120,7 @@ func TestAccuracy(t *testing.T) {
 		score.WriteTable(&sb)
 		t.Logf("the view rank suggests: %d mutations in %d runs, %.1fs\n%s", score.Total(), len(bs), time.Since(start).Seconds(), sb.String())
 		var mb strings.Builder
-		score.WriteMisses(&mb, *flagMisses, bs[0].Name)
+		score.WriteMisses(&mb, *flagMisses)
 		t.Logf("misses (a few of each kind):\n%s", mb.String())
 	}
 }

@@ -143,30 +143,51 @@ func (s *Score) WriteTable(w io.Writer) error {
 	return tw.Flush()
 }
 
-// WriteMisses writes up to perOp misses of each op: what was wanted and
-// what the sentence said.
-func (s *Score) WriteMisses(w io.Writer, perOp int, name func(trace.Symbol) string) {
+// WriteMisses writes up to perOp misses of each op, taken from each base
+// run in turn: what was wanted and what the sentence said.
+func (s *Score) WriteMisses(w io.Writer, perOp int) {
 	for _, op := range Ops {
-		n := 0
+		var bases []string
+		by := map[string][]Outcome{}
 		for _, o := range s.Misses {
-			if o.M.Op != op || n >= perOp {
+			if o.M.Op != op {
 				continue
 			}
-			n++
-			var wrong []string
-			for c := range CheckAll {
-				if !o.OK[c] {
-					wrong = append(wrong, Check(c).String())
+			if _, ok := by[o.Base]; !ok {
+				bases = append(bases, o.Base)
+			}
+			by[o.Base] = append(by[o.Base], o)
+		}
+		for n, k := 0, 0; n < perOp && len(bases) > 0; k++ {
+			more := false
+			for _, b := range bases {
+				if k >= len(by[b]) || n >= perOp {
+					continue
 				}
+				more = true
+				n++
+				writeMiss(w, by[b][k])
 			}
-			text := o.Text
-			if text == "" {
-				text = "(no difference found)"
+			if !more {
+				break
 			}
-			fmt.Fprintf(w, "%s %s [%s] wrong: %s\n    want: %s\n    said: %s\n", o.Base, o.Trace, o.View,
-				strings.Join(wrong, ", "), o.M.What, text)
 		}
 	}
+}
+
+func writeMiss(w io.Writer, o Outcome) {
+	var wrong []string
+	for c := range CheckAll {
+		if !o.OK[c] {
+			wrong = append(wrong, Check(c).String())
+		}
+	}
+	text := o.Text
+	if text == "" {
+		text = "(no difference found)"
+	}
+	fmt.Fprintf(w, "%s %s [%s] wrong: %s\n    want: %s\n    said: %s\n", o.Base, o.Trace, o.View,
+		strings.Join(wrong, ", "), o.M.What, text)
 }
 
 // Format writes an answer in words (for tests and reports).
