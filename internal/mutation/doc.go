@@ -85,6 +85,9 @@
 //     of the two is missing is a matter of alignment): not drawn.
 //     OpDeleteFrom of a call among equal neighbours is not drawn either
 //     (OpCount covers it).
+//   - A change of how many times a polling call repeats (MPI_Iprobe,
+//     MPI_Test, poll, sched_yield: rank.Polling) is not drawn: difftrace
+//     reads a stretch of polling calls as its calls once each, by design.
 //   - Deletions and insertions change the trace's length and a swap is of
 //     two different functions, so no mutation leaves the trace as it was.
 //   - The answer is read in the normal trace. A change can make an

@@ -41,7 +41,11 @@ func OpenBase(dir string) (*Base, error) {
 	for i, tr := range trs {
 		b.Events[i] = tr.Events
 	}
-	parallel.Each(len(trs), 0, func(i int) { b.trees[i] = NewTree(b.Events[i]) })
+	poll := rank.Polling().Compile(tab).Keep
+	parallel.Each(len(trs), 0, func(i int) {
+		b.trees[i] = NewTree(b.Events[i])
+		b.trees[i].Polling = poll
+	})
 	return b, nil
 }
 

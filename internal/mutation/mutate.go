@@ -240,7 +240,7 @@ func (t *Tree) wantDeleted(n int32, c int) (Answer, bool) {
 		// A call among calls just like it: one iteration fewer of their
 		// loop.
 		l := t.runLoop(n, a, b)
-		if l == nil {
+		if l == nil || t.polling(t.Nodes[x].Sym) {
 			return Answer{}, false
 		}
 		loops := iterCounts(t.atRun(n, a, l))
@@ -254,6 +254,9 @@ func (t *Tree) wantDeleted(n int32, c int) (Answer, bool) {
 	}
 	return Answer{Kind: Missing, Call: t.Nodes[x].Sym, Stack: t.Stack(x), Loops: iterCounts(t.AroundCall(x))}, true
 }
+
+// polling reports whether s is a polling call (Tree.Polling).
+func (t *Tree) polling(s trace.Symbol) bool { return t.Polling != nil && t.Polling(s) }
 
 // atRun returns the loops around loop l among n's children (it starts at
 // child a), outermost first, l excluded.
@@ -359,7 +362,7 @@ func (t *Tree) mutateInsert(rng *rand.Rand) *Mutation {
 			break
 		}
 		l := t.runLoop(n, a, b)
-		if l == nil {
+		if l == nil || t.polling(src.Sym) {
 			return nil
 		}
 		want = Answer{Kind: CountChanged, Call: src.Sym, Stack: t.stackIn(n),
@@ -419,6 +422,13 @@ func (t *Tree) mutateCount(rng *rand.Rand) *Mutation {
 	}
 	l := all[rng.IntN(len(all))]
 	n := l.Node
+	onlyPolling := true
+	for c := l.First; c < l.First+l.Period; c++ {
+		onlyPolling = onlyPolling && t.polling(t.Nodes[t.Child(n, c)].Sym)
+	}
+	if onlyPolling {
+		return nil
+	}
 	first := t.Nodes[t.Child(n, l.First)].Sym
 	loops := iterCounts(t.atRun(n, l.First, &l))
 	from, to := t.childrenSpan(n, l.End()-l.Period, l.End()) // the last iteration

@@ -41,6 +41,11 @@ type Tree struct {
 	// sorted by first child, then outermost first.
 	Loops [][]Loop
 
+	// Polling, if set, says which functions are polling calls, whose
+	// repeats difftrace counts as one by design (rank.Polling): Mutate
+	// draws no change of how many times they repeat.
+	Polling func(trace.Symbol) bool
+
 	// For drawing mutations (sites): the calls that
 	// returned by function, the functions in order of first call, and the
 	// loops (all, and those inside another loop).
