@@ -8,7 +8,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # (no crasher) when the time runs out on a loaded machine.
 FUZZTIME ?= 50000x
 
-.PHONY: all build test lint fuzz demo bench examples clean
+.PHONY: all build test lint fuzz demo bench examples mutation mutation-runs clean
 
 all: build
 
@@ -73,6 +73,18 @@ bench:
 examples: build
 	$(MAKE) -C examples
 	examples/record-runs.sh $(BIN) examples testdata/runs
+
+# How often diffnlr's first-difference sentence is right about known
+# mutations of real traces (internal/mutation): 20,000 in memory under the
+# filters all and mpi, and 4 of each kind per run through run directories
+# under the view rank suggests. go test ./... runs a few thousand.
+mutation:
+	$(GO) test ./internal/mutation -run Accuracy -mutations 20000 -mutation.suggested 4 -v
+
+# Records the normal runs the mutation tests take (testdata/mutation) again.
+mutation-runs: build
+	$(MAKE) -C examples mutation
+	examples/record-mutation-runs.sh $(BIN) examples testdata/mutation
 
 clean:
 	rm -rf bin $(DEMO)

@@ -1,0 +1,83 @@
+package mutation
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/difftrace/difftrace/filters"
+)
+
+// The in-memory explanation says what difftrace diffnlr's path through run
+// directories says: for mutations of every kind in several runs, the run
+// written with the mutated trace and explained through rank.Open gives the
+// same sentence, under the filters all and mpi.
+func TestExplainSameAsFiles(t *testing.T) {
+	bs := openBases(t)
+	for _, b := range bs {
+		if len(b.IDs) > 16 {
+			continue // ilcs: 40 traces, as well covered by the others
+		}
+		views := []View{{filters.MustParse("all"), 10}, {filters.MustParse("mpi"), 10}}
+		var exps []*Explainer
+		for _, v := range views {
+			e, err := b.Explainer(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exps = append(exps, e)
+		}
+		for _, op := range Ops {
+			i := 1 % len(b.IDs)
+			m, err := b.Draw(3, i, op, 0)
+			if err != nil {
+				t.Fatalf("%s %s: %v", b.Dir, op, err)
+			}
+			faulty := filepath.Join(t.TempDir(), "faulty")
+			if err := b.WriteRun(faulty, i, m); err != nil {
+				t.Fatal(err)
+			}
+			for x, v := range views {
+				mem, err := exps[x].Explain(i, Apply(m, b.Events[i]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				files, err := ExplainRuns(b.Dir, faulty, b.IDs[i], &v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if mem.Text != files.Text || fmt.Sprint(Read(mem)) != fmt.Sprint(Read(files)) {
+					t.Errorf("%s %s, %s under %s:\n in memory: %s\n files:     %s", b.Dir, b.IDs[i], m.What, v, mem.Text, files.Text)
+				}
+			}
+		}
+	}
+}
+
+// The view rank suggests, through the files: a full sweep and
+// rank.Suggest, for one mutation of each kind in the C++ stencil.
+func TestExplainSuggested(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a rank sweep per mutation")
+	}
+	b := openBases(t)[2]
+	var s Score
+	for _, op := range Ops {
+		i := 3
+		m, err := b.Draw(5, i, op, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		faulty := filepath.Join(t.TempDir(), "faulty")
+		if err := b.WriteRun(faulty, i, m); err != nil {
+			t.Fatal(err)
+		}
+		ex, err := ExplainRuns(b.Dir, faulty, b.IDs[i], nil)
+		if err != nil {
+			t.Fatalf("%s: %v", m.What, err)
+		}
+		got := Read(ex)
+		s.Add(Outcome{Base: b.Dir, Trace: b.IDs[i], View: ex.View, M: m, Got: got, Text: ex.Text, OK: Compare(m.Want, got)})
+		t.Logf("%s\n  view %s: %s", m.What, ex.View, ex.Text)
+	}
+}
