@@ -5,7 +5,7 @@
 // goes through it.
 //
 // A new file gets the mode the umask allows (0666 less the umask), a file
-// written over keeps the mode it had. Temporary files are named
+// written over keeps the mode it had (Replace gives the mode asked). Temporary files are named
 // ".NAME.tmp-PID-RANDOM": Create removes those a killed process left beside
 // NAME, and RemoveTemps, called when a command is interrupted, those of the
 // running process.
@@ -63,10 +63,6 @@ func Create(path string) (*File, error) {
 			path = target
 		}
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
 	mode := 0o666 &^ umask()
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 		mode = st.Mode().Perm()
@@ -76,6 +72,24 @@ func Create(path string) (*File, error) {
 			return nil, err
 		}
 		return &File{f: f, path: path, direct: true}, nil
+	}
+	return create(path, mode)
+}
+
+// Replace starts writing path as Create does, but the new file has the
+// mode perm, and whatever is at path (a symbolic link, a device, a pipe) is
+// replaced by it at Commit, never written through: for the files difftrace
+// keeps for itself in a directory of its own (internal/private), where a
+// link found at path is not the user's choice of where to write.
+func Replace(path string, perm fs.FileMode) (*File, error) {
+	return create(path, perm.Perm())
+}
+
+// create starts writing path, to be given mode, under a temporary name.
+func create(path string, mode fs.FileMode) (*File, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
 	}
 	removeStale(dir, base)
 	live.Lock()
