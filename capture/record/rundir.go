@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/private"
 )
 
 // A run directory is written by every rank's recorder at once: each one
@@ -39,7 +40,9 @@ func holdActive(dir string) (release func(), err error) {
 		return nil, fileError(dir, err)
 	}
 	p := filepath.Join(dir, activeName)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	// Never through a link, nor a file another user may write
+	// (internal/private): the lock is difftrace's own.
+	f, err := private.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fileError(p, err)
 	}
@@ -94,7 +97,7 @@ func WaitRecorded(dir string, timeout time.Duration, waiting func()) error {
 
 // lockRunDir takes the run directory's lock, waiting for other recorders.
 func lockRunDir(dir string) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := private.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fileError(filepath.Join(dir, lockName), err)
 	}
