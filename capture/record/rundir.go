@@ -15,6 +15,7 @@ import (
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/atomicfile"
+	"github.com/difftrace/difftrace/internal/private"
 )
 
 // A run directory is written by every rank's recorder at once: each one
@@ -40,6 +41,8 @@ func holdActive(dir string) (release func(), err error) {
 		return nil, fileError(dir, err)
 	}
 	p := filepath.Join(dir, activeName)
+	// Never through a link, nor a file another user may write
+	// (openLock): the lock is difftrace's own.
 	f, err := openLock(p)
 	if err != nil {
 		return nil, err
@@ -55,9 +58,9 @@ func holdActive(dir string) (release func(), err error) {
 // never through a symbolic link: one another user planted there would have
 // difftrace make or lock a file elsewhere.
 func openLock(p string) (*os.File, error) {
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, fmt.Errorf("%s: is a symbolic link where difftrace keeps a lock file of the run; remove it, or write the run to another directory with -o", p)
+	f, err := private.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if errors.Is(err, private.ErrNotPrivate) {
+		return nil, fmt.Errorf("%w (difftrace keeps a lock file of the run there), or write the run to another directory with -o", err)
 	}
 	if err != nil {
 		return nil, fileError(p, err)

@@ -72,10 +72,10 @@ func TestRunDirRefusesPlantedLinks(t *testing.T) {
 		}
 		os.Lchown(l, nobody, nobody)
 	}
-	if _, err := holdActive(open); err == nil || !strings.Contains(err.Error(), activeName+": is a symbolic link where difftrace keeps a lock file") {
+	if _, err := holdActive(open); err == nil || !strings.Contains(err.Error(), activeName+" is a symbolic link: remove it (difftrace keeps a lock file of the run there)") {
 		t.Errorf("holdActive with a planted link: %v", err)
 	}
-	if err := claimRunDir(open, tmpl, decode.Rank{}, false); err == nil || !strings.Contains(err.Error(), lockName+": is a symbolic link") {
+	if err := claimRunDir(open, tmpl, decode.Rank{}, false); err == nil || !strings.Contains(err.Error(), lockName+" is a symbolic link") {
 		t.Errorf("claimRunDir with a planted link: %v", err)
 	}
 	if ents, _ := os.ReadDir(private); len(ents) != 0 {

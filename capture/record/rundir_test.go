@@ -169,3 +169,27 @@ func TestWaitRecorded(t *testing.T) {
 	}
 	rel3()
 }
+
+// The run directory's locks are never opened through a link planted in
+// it: the recorder says so, and nothing is created where the link points.
+func TestRunDirLocksFollowNoLink(t *testing.T) {
+	for _, name := range []string{lockName, activeName} {
+		dir, elsewhere := t.TempDir(), t.TempDir()
+		target := filepath.Join(elsewhere, "created")
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if name == lockName {
+			_, err = lockRunDir(dir)
+		} else {
+			_, err = holdActive(dir)
+		}
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, name)+" is a symbolic link") {
+			t.Errorf("%s a link: %v", name, err)
+		}
+		if _, err := os.Lstat(target); err == nil {
+			t.Errorf("%s: the link's target was created", name)
+		}
+	}
+}

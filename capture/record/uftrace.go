@@ -62,7 +62,10 @@ func (u *uftraceBackend) command(opt Options, prog string, rank int, work string
 	if !opt.NoPeers && !opt.AllImages && isMPIProgram(prog) {
 		// With --all-images uftrace would record the library's own PMPI
 		// calls as the program's.
-		env, err := peersEnv(cmd.Env, work, prog)
+		env, note, err := peersEnv(cmd.Env, work, prog)
+		if note != "" {
+			fmt.Fprintf(opt.Stderr, "difftrace capture: rank %d: %s\n", rank, note)
+		}
 		if err != nil {
 			fmt.Fprintf(opt.Stderr, "difftrace capture: rank %d: %v; if the run hangs, whom each rank waits for will not be known\n", rank, err)
 		} else {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/difftrace/difftrace/internal/atomicfile"
+	"github.com/difftrace/difftrace/internal/private"
 	"github.com/difftrace/difftrace/rank"
 )
 
@@ -49,24 +51,45 @@ type session struct {
 	TopProcess string `json:"top_process,omitempty"`
 }
 
+// The session directory is private to this user (internal/private): made
+// 0700, and used only if it is this user's and nobody else may write it.
+// A .difftrace another user made, or may write, could hold a session that
+// points later commands at runs of theirs, or links that make rank write
+// where they choose; it is refused, and left as it is. Its files are
+// opened without following links and checked, and written under a
+// temporary name renamed into place, replacing a link, never writing
+// through it.
+
 // saveSession writes .difftrace/session.json and .difftrace/ranking.json,
 // each under a temporary name renamed into place, both under the session's
 // lock: another rank in the same directory waits (saying so on stderr), and
 // a reader (lockSession) sees both files of one rank or of the other, never
 // one of each.
 func saveSession(s *session, rk *rank.Ranking, stderr io.Writer) error {
-	if err := os.MkdirAll(sessionDir, 0o755); err != nil {
-		return fmt.Errorf("%s: cannot create the session directory: %v (run rank in a writable directory, or pass --no-session)", sessionDir, err)
+	const fix = "pass --no-session"
+	if err := private.MkdirAll(sessionDir); errors.Is(err, private.ErrNotPrivate) {
+		return fmt.Errorf("cannot use the session: %w, or %s", err, fix)
+	} else if err != nil {
+		return fmt.Errorf("%s: cannot create the session directory: %w (run rank in a writable directory, or %s)", sessionDir, err, fix)
 	}
 	unlock, err := lockSession(syscall.LOCK_EX, stderr)
 	if err != nil {
-		return err
+		return withFix(err, fix)
 	}
 	defer unlock()
-	if err := writeJSONFile(filepath.Join(sessionDir, rankingFile), rk); err != nil {
+	if err := writeSessionFile(filepath.Join(sessionDir, rankingFile), rk); err != nil {
 		return err
 	}
-	return writeJSONFile(filepath.Join(sessionDir, sessionFile), s)
+	return writeSessionFile(filepath.Join(sessionDir, sessionFile), s)
+}
+
+// withFix adds to an error of package private, which says what is wrong
+// and to remove it, the other way round it, fix.
+func withFix(err error, fix string) error {
+	if errors.Is(err, private.ErrNotPrivate) {
+		return fmt.Errorf("%w, or %s", err, fix)
+	}
+	return err
 }
 
 // lockFile is the session's lock, taken exclusively to write the session
@@ -76,15 +99,20 @@ const lockFile = "lock"
 // lockSession takes the session's lock (how: syscall.LOCK_EX or LOCK_SH),
 // waiting for another difftrace that holds it, and saying so on stderr
 // when it has to wait. The lock goes with the returned function, or with
-// the process.
+// the process. A reader (LOCK_SH) creates nothing where there is no
+// session directory, or where it is not private.
 func lockSession(how int, stderr io.Writer) (unlock func(), err error) {
-	path := filepath.Join(sessionDir, lockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if errors.Is(err, fs.ErrNotExist) && how == syscall.LOCK_SH {
-		return func() {}, nil // no session directory: nothing to read under a lock
+	if how == syscall.LOCK_SH {
+		if err := private.CheckDir(sessionDir); errors.Is(err, fs.ErrNotExist) {
+			return func() {}, nil // nothing to read under a lock
+		} else if err != nil {
+			return nil, fmt.Errorf("cannot use the session: %w", err)
+		}
 	}
+	path := filepath.Join(sessionDir, lockFile)
+	f, err := private.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot open the session's lock: %v", path, err)
+		return nil, fmt.Errorf("cannot open the session's lock: %w", err)
 	}
 	err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
@@ -93,23 +121,37 @@ func lockSession(how int, stderr io.Writer) (unlock func(), err error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: cannot lock the session: %v", path, err)
+		return nil, fmt.Errorf("%s: cannot lock the session: %w", path, err)
 	}
 	return func() { f.Close() }, nil
 }
 
-func writeJSONFile(path string, v any) error {
-	out, err := createOutput(path, nil)
+// writeSessionFile writes v as JSON to path, a file of the session
+// directory, replacing whatever is there (atomicfile.Replace).
+func writeSessionFile(path string, v any) error {
+	out, err := atomicfile.Replace(path, 0o600)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: cannot write the session: %w", path, err)
 	}
 	defer out.Abort()
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("writing %s: %v", path, err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return out.Commit()
+	if err := out.Commit(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// readSessionFile reads path, a file of the session directory, if the
+// directory and the file are private (see above).
+func readSessionFile(path string) ([]byte, error) {
+	if err := private.CheckDir(sessionDir); err != nil {
+		return nil, err
+	}
+	return private.ReadFile(path)
 }
 
 // loadSessionAndRanking reads the session and its ranking together under
@@ -117,7 +159,7 @@ func writeJSONFile(path string, v any) error {
 func loadSessionAndRanking(stderr io.Writer) (*session, *rank.Ranking, error) {
 	unlock, err := lockSession(syscall.LOCK_SH, stderr)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, withFix(err, readFix)
 	}
 	defer unlock()
 	s, err := loadSession()
@@ -131,16 +173,22 @@ func loadSessionAndRanking(stderr io.Writer) (*session, *rank.Ranking, error) {
 	return s, rk, nil
 }
 
+// readFix is the way round a session that cannot be read.
+const readFix = "give --normal and --faulty"
+
 // loadSession reads .difftrace/session.json of the current directory. A
 // missing session is reported with what to do.
 func loadSession() (*session, error) {
 	path := filepath.Join(sessionDir, sessionFile)
-	b, err := os.ReadFile(path)
+	b, err := readSessionFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no session here (%s does not exist): run \"difftrace rank NORMAL FAULTY\" in this directory first, or give --normal and --faulty", path)
+		return nil, fmt.Errorf("no session here (%s does not exist): run \"difftrace rank NORMAL FAULTY\" in this directory first, or %s", path, readFix)
+	}
+	if errors.Is(err, private.ErrNotPrivate) {
+		return nil, fmt.Errorf("cannot use the session: %w, or %s", err, readFix)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var s session
 	if err := json.Unmarshal(b, &s); err != nil {
@@ -159,9 +207,12 @@ func loadSession() (*session, error) {
 // ranking the session's rank wrote.
 func loadRanking() (*rank.Ranking, error) {
 	path := filepath.Join(sessionDir, rankingFile)
-	b, err := os.ReadFile(path)
+	b, err := readSessionFile(path)
+	if errors.Is(err, private.ErrNotPrivate) {
+		return nil, fmt.Errorf("cannot use the session: %w, or %s", err, readFix)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v (run difftrace rank again to rewrite it)", path, err)
+		return nil, fmt.Errorf("%s: %w (run difftrace rank again to rewrite it)", path, err)
 	}
 	var rk rank.Ranking
 	if err := json.Unmarshal(b, &rk); err != nil {

@@ -9,7 +9,8 @@
 // drawing helper therefore sets TMPDIR, before go-graphviz initialises, to
 // a directory of its own user (Prepare): Dir, under the user's cache
 // directory (os.UserCacheDir), made 0700, and used only if it and every
-// file in it belong to the user and nobody else may write them. Otherwise
+// file in it belong to the user and nobody else may write them (package
+// internal/private). Otherwise
 // it draws with a fresh private directory that goes away afterwards, which
 // costs the compilation (under a second) on every picture.
 package cache
@@ -20,7 +21,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/difftrace/difftrace/internal/private"
 )
 
 // Dir returns the private cache directory of this user:
@@ -34,56 +36,37 @@ func Dir() (string, error) {
 }
 
 // Prepare returns the directory to hand go-graphviz as TMPDIR: the private
-// cache directory, created if need be, when it is safe (see Check); else a
-// fresh temporary directory that done removes, with a note saying why the
-// cache was not used. done is never nil.
+// cache directory, created if need be, when it is safe (private.Check);
+// else a fresh temporary directory that done removes, with a note saying
+// why the cache was not used. done is never nil.
 func Prepare() (dir, note string, done func(), err error) {
 	done = func() {}
 	dir, err = Dir()
 	if err == nil {
-		if err = os.MkdirAll(dir, 0o700); err == nil {
-			err = Check(filepath.Dir(dir)) // difftrace's cache directory and all in it
+		// Each level on its own: nothing is made through a link planted
+		// at difftrace's cache directory.
+		if err = private.MkdirAll(filepath.Dir(dir)); err == nil {
+			err = private.MkdirAll(dir)
+		}
+		if err == nil {
+			err = private.Check(filepath.Dir(dir)) // difftrace's cache directory and all in it
 		}
 		if err == nil {
 			return dir, "", done, nil
 		}
-		note = fmt.Sprintf("not using the drawing cache: %v; drawing without it (slower)", err)
+		fix := ""
+		if errors.Is(err, private.ErrNotPrivate) {
+			fix = ", or set XDG_CACHE_HOME to a directory of your own"
+		}
+		note = fmt.Sprintf("not using the drawing cache: %v%s; drawing without it (slower)", err, fix)
 	} else {
 		note = fmt.Sprintf("no drawing cache (%v); drawing without it (slower)", err)
 	}
 	tmp, terr := os.MkdirTemp("", "difftrace-draw-")
 	if terr != nil {
-		return "", note, done, fmt.Errorf("no private directory to draw in: %v", terr)
+		return "", note, done, fmt.Errorf("no private directory to draw in: %w", terr)
 	}
 	return tmp, note, func() { os.RemoveAll(tmp) }, nil
-}
-
-// Check walks the directory dir and refuses it when it, or anything in it,
-// is a symbolic link, is not owned by this user, or may be written by
-// others (group or world write permission).
-func Check(dir string) error {
-	uid := os.Getuid()
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		st, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case st.Mode()&fs.ModeSymlink != 0:
-			return fmt.Errorf("%s is a symbolic link (remove it)", p)
-		case !st.Mode().IsDir() && !st.Mode().IsRegular():
-			return fmt.Errorf("%s is not a regular file (remove it)", p)
-		case st.Mode().Perm()&0o022 != 0:
-			return fmt.Errorf("%s may be written by other users (mode %04o; remove it, or chmod go-w it)", p, st.Mode().Perm())
-		}
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != uid {
-			return fmt.Errorf("%s belongs to uid %d, not to this user (uid %d; remove it)", p, sys.Uid, uid)
-		}
-		return nil
-	})
 }
 
 // Clear removes the cached code of the private cache directory, so that
@@ -93,7 +76,7 @@ func Clear() error {
 	if err != nil {
 		return err
 	}
-	if err := Check(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := private.Check(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return os.RemoveAll(filepath.Join(dir, "go-graphviz"))

@@ -5,7 +5,7 @@
 // goes through it.
 //
 // A new file gets the mode the umask allows (0666 less the umask), a file
-// written over keeps the mode it had. Temporary files are named
+// written over keeps the mode it had (Replace gives the mode asked). Temporary files are named
 // ".NAME.tmp-PID-RANDOM", created with O_EXCL (never through a link): Create
 // removes those a killed process left beside NAME, and RemoveTemps, called
 // when a command is interrupted, those of the running process.
@@ -126,6 +126,20 @@ func Create(path string) (*File, error) {
 		}
 		return &File{f: f, path: path, direct: true}, nil
 	}
+	return create(path, mode)
+}
+
+// Replace starts writing path as Create does, but the new file has the
+// mode perm, and whatever is at path (a symbolic link, a device, a pipe) is
+// replaced by it at Commit, never written through: for the files difftrace
+// keeps for itself in a directory of its own (internal/private), where a
+// link found at path is not the user's choice of where to write.
+func Replace(path string, perm fs.FileMode) (*File, error) {
+	return create(path, perm.Perm())
+}
+
+// create starts writing path, to be given mode, under a temporary name.
+func create(path string, mode fs.FileMode) (*File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

@@ -183,3 +183,33 @@ func TestCreateSymlink(t *testing.T) {
 		t.Errorf("target holds %q", b)
 	}
 }
+
+// Replace puts a new file of the mode asked in place of a symbolic link,
+// and of a named pipe, never writing through them or waiting on them.
+func TestReplace(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("secret"), 0o600)
+	link, fifo := filepath.Join(dir, "session.json"), filepath.Join(dir, "fifo")
+	os.Symlink(secret, link)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, fifo} {
+		a, err := Replace(p, 0o640)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Write([]byte("{}"))
+		if err := a.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Lstat(p)
+		if err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != 0o640 {
+			t.Errorf("%s: %v %v; want a regular file of mode 0640", p, st.Mode(), err)
+		}
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "secret" {
+		t.Errorf("written through the link: %q", b)
+	}
+}

@@ -2,9 +2,10 @@
 // write (see package draw/cache) when it is initialised, which the Go
 // specification orders before go-graphviz's own initialisation: packages
 // initialise in import-path order among those whose imports are ready, and
-// this one imports only the standard library and draw/cache, and sorts
-// before github.com/goccy/go-graphviz. Importing it is all a program that
-// links go-graphviz needs to do; package draw/graphviz does.
+// this one imports only the standard library, draw/cache and
+// internal/private, and sorts before github.com/goccy/go-graphviz.
+// Importing it is all a program that links go-graphviz needs to do;
+// package draw/graphviz does.
 package privatecache
 
 import (
