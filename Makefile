@@ -8,7 +8,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # (no crasher) when the time runs out on a loaded machine.
 FUZZTIME ?= 50000x
 
-.PHONY: all build test lint fuzz demo bench examples mutation mutation-runs clean
+.PHONY: all build test lint fuzz safety demo bench examples mutation mutation-runs clean
 
 all: build
 
@@ -30,6 +30,15 @@ lint:
 test: lint
 	$(GO) test ./...
 	$(MAKE) fuzz
+
+# The adversarial pass on its own (README, "Safety on shared machines"):
+# outputs through links, pipes and devices another user planted, planted
+# caches, libraries and sessions, names with terminal escapes, run
+# directories and summaries that lie about themselves, memory limits and
+# interrupts. make test runs these tests too, with everything else.
+SAFETY := Planted|Private|Refuse|Fifo|Devices|Descriptors|TrustedLinks|ControlCharacters|Printable|HelperWarning|Foreign|ManifestContradictions|ClaimedParts|ClaimsManyParts|LargeFunctionTable|AddressSpace|LowMemory|Interrupt|DrawCache|Session|Peers
+safety:
+	$(GO) test -count=1 -run '$(SAFETY)' ./...
 
 # Every fuzz target of every package (found with go test -list, so a new one
 # is never left out), each for FUZZTIME.
