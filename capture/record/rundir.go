@@ -85,11 +85,17 @@ func flock(f *os.File, how int) error {
 // are still writing when the time is up.
 func WaitRecorded(dir string, timeout time.Duration, waiting func()) error {
 	p := filepath.Join(dir, activeName)
-	f, err := os.Open(p)
+	// Read as found, whoever's run it is, but never through a link nor
+	// blocking on a named pipe put in its place: only a regular file is
+	// capture's mark.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
 	deadline := time.Now().Add(timeout)
 	for i := 0; ; i++ {
 		err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/testenv"
@@ -92,5 +94,30 @@ func TestRunDirRefusesPlantedLinks(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(private, decode.ManifestName)); err != nil {
 		t.Errorf("no run.json through the user's own link: %v", err)
+	}
+}
+
+// A reader of a run waits for its recorders only on capture's own mark, a
+// regular file: a named pipe or a link in its place is no mark, and never
+// blocks the reader.
+func TestWaitRecordedIgnoresPlantedMark(t *testing.T) {
+	for _, plant := range []func(p string) error{
+		func(p string) error { return syscall.Mkfifo(p, 0o666) },
+		func(p string) error { return os.Symlink("/dev/zero", p) },
+	} {
+		dir := t.TempDir()
+		if err := plant(filepath.Join(dir, activeName)); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- WaitRecorded(dir, time.Second, nil) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("WaitRecorded: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("WaitRecorded blocked on a planted mark")
+		}
 	}
 }
