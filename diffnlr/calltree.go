@@ -45,7 +45,11 @@ func callees(events []trace.Symbol, from, to int, keep func(trace.Symbol) bool) 
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		f.c.end, f.c.open = end, open
-		f.c.hash = mix(f.h, map[bool]uint64{false: 0x72657475, true: 0x6f70656e}[open])
+		mark := uint64(0x72657475) // returned
+		if open {
+			mark = 0x6f70656e
+		}
+		f.c.hash = mix(f.h, mark)
 		if len(stack) == 0 {
 			out = append(out, f.c)
 			return

@@ -54,7 +54,10 @@ func editHunks(a, b []uint64) []hunk {
 		return []hunk{{A: p, Del: n - p, B: p, Ins: m - p}}
 	}
 	// Walk back, one edit at a time.
-	type edit struct{ x, y int; del bool }
+	type edit struct {
+		x, y int
+		del  bool
+	}
 	var edits []edit
 	x, y := n, m
 	for d := found; d > 0; d-- {

@@ -253,9 +253,12 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 		hunks[k].B += b0
 	}
 	for k := 0; k < len(hunks); k++ {
+		substitute(hunks[k:], kn, kf, hn, hf)
 		h := hunks[k]
 		i0, j0 := h.A, h.B
 		switch {
+		case h.Del == 0 && h.Ins == 0:
+			continue
 		case h.Del > 0 && h.Ins > 0 && kn[i0].sym == kf[j0].sym:
 			// The same function with other calls inside: the change is in
 			// there. Below the anchor's own call nothing is passed over.
@@ -290,6 +293,55 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 		return Explanation{Kind: NormalEnds}, true
 	}
 	return Explanation{}, false
+}
+
+// substitute rewrites the first of hs, when it and the next are k calls
+// inserted and, a little later, k calls deleted across a stretch that
+// repeats every k calls (or deleted, then inserted), as the same calls
+// changed in place: k of a run of calls replaced by calls of the same
+// functions. Both scripts are as short; the change in place is the one
+// that happened (a time step whose inside changed, not a new time step
+// and one fewer at the end).
+func substitute(hs []hunk, kn, kf []call, hn, hf []uint64) {
+	if len(hs) < 2 {
+		return
+	}
+	h, g := hs[0], hs[1]
+	periodic := func(s []uint64, k int) bool {
+		for i := k; i < len(s); i++ {
+			if s[i] != s[i-k] {
+				return false
+			}
+		}
+		return true
+	}
+	sameFuncs := func(k int) bool {
+		for t := range k {
+			if kn[h.A+t].sym != kf[h.B+t].sym {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case h.Del == 0 && g.Ins == 0 && g.Del == h.Ins && g.A+g.Del <= len(hn) && h.A+h.Ins <= len(kn):
+		k := h.Ins
+		if !periodic(hn[h.A:g.A+k], k) || !sameFuncs(k) {
+			return
+		}
+	case h.Ins == 0 && g.Del == 0 && g.Ins == h.Del && g.B+g.Ins <= len(hf) && h.B+h.Del <= len(kf):
+		k := h.Del
+		if !periodic(hf[h.B:g.B+k], k) || !sameFuncs(k) {
+			return
+		}
+	default:
+		return
+	}
+	k := h.Del + h.Ins
+	hs[0] = hunk{A: h.A, Del: k, B: h.B, Ins: k}
+	// The calls in between now match one later (or earlier); the second
+	// hunk is spent.
+	hs[1] = hunk{A: g.A + g.Del, B: g.B + g.Ins}
 }
 
 // around completes an explanation found inside callee i of a level (sym
