@@ -15,15 +15,18 @@ const maxEdits = 1024
 // editHunks returns the hunks of a minimal edit script turning a into b
 // (Myers' O((N+M)·D) algorithm), in order. Of equally short scripts it
 // takes the one that matches elements as early as it can, so that a
-// change is placed where the sequences first part.
-func editHunks(a, b []uint64) []hunk {
+// change is placed where the sequences first part. openA (openB) says a
+// (b) is a window of a longer sequence: the script may end where it
+// does, what is left of the other being matched beyond it, so that the
+// cut does not make a cheaper script of another alignment.
+func editHunks(a, b []uint64, openA, openB bool) []hunk {
 	n, m := len(a), len(b)
 	max := min(n+m, maxEdits)
 	off := max + 1
 	v := make([]int, 2*max+3)
 	// trace[d] holds v after d edits, for the diagonals -d..d.
 	var trace [][]int
-	found := -1
+	found, endX, endY := -1, n, m
 	for d := 0; d <= max && found < 0; d++ {
 		for k := -d; k <= d; k += 2 {
 			var x int
@@ -38,8 +41,8 @@ func editHunks(a, b []uint64) []hunk {
 				y++
 			}
 			v[off+k] = x
-			if x >= n && y >= m {
-				found = d
+			if x >= n && y >= m || x >= n && openA || y >= m && openB {
+				found, endX, endY = d, min(x, n), min(y, m)
 				break
 			}
 		}
@@ -59,7 +62,7 @@ func editHunks(a, b []uint64) []hunk {
 		del  bool
 	}
 	var edits []edit
-	x, y := n, m
+	x, y := endX, endY
 	for d := found; d > 0; d-- {
 		prev := trace[d-1]
 		at := func(k int) int { return prev[k+d-1] }

@@ -126,9 +126,24 @@ type Whole struct {
 func Explain(t *nlr.Table, normal, faulty nlr.Sequence, w Whole) (e Explanation, ok bool) {
 	f, ok := FirstDifference(t, normal, faulty)
 	if !ok {
-		return Explanation{}, false
+		return EndsInside(f, w, f.Common, f.Common)
 	}
 	return ExplainFirst(f, w, f.Common, f.Common), true
+}
+
+// EndsInside explains traces that make the same calls under the view (f,
+// from FirstDifference) but where one ends inside a call the other returns
+// from: a run that hung in its last call (MPI_Finalize, say). ok is false
+// when the whole traces show no such ending, or are not at hand.
+func EndsInside(f First, w Whole, normalCommon, faultyCommon uint64) (Explanation, bool) {
+	if w.Normal == nil || w.Faulty == nil || len(w.Normal) == len(w.Faulty) && slices.Equal(w.Normal, w.Faulty) {
+		return Explanation{}, false
+	}
+	e := ExplainFirst(f, w, normalCommon, faultyCommon)
+	if !e.Whole || e.Kind != EndsHere && e.Kind != NormalEnds {
+		return Explanation{}, false
+	}
+	return e, true
 }
 
 // window is how many callees after their common stretch an edit script is
@@ -247,7 +262,8 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 		p++
 	}
 	a0, b0 := an+p, af+p
-	hunks := editHunks(hn[a0:min(len(hn), a0+explainWindow)], hf[b0:min(len(hf), b0+explainWindow)])
+	hunks := editHunks(hn[a0:min(len(hn), a0+explainWindow)], hf[b0:min(len(hf), b0+explainWindow)],
+		a0+explainWindow < len(hn), b0+explainWindow < len(hf))
 	for k := range hunks {
 		hunks[k].A += a0
 		hunks[k].B += b0
@@ -419,24 +435,13 @@ func (x *explainer) change(kn, kf []call, hn, hf []uint64, hs []hunk) Explanatio
 	h := hs[0]
 	i0, j0 := h.A, h.B
 	var r Explanation
-	// A block deleted here and inserted a little later, or inserted here
-	// and deleted a little later: the same calls moved.
-	if len(hs) > 1 && (h.Del == 0) != (h.Ins == 0) {
-		g := hs[1]
-		var moved bool
-		if h.Ins == 0 && g.Del == 0 && g.Ins == h.Del && g.A-(i0+h.Del) <= maxMove {
-			moved = slices.Equal(hn[i0:i0+h.Del], hf[g.B:g.B+g.Ins])
-			if moved {
-				x.order(&r, kn[i0:g.A], kf[j0:g.B+g.Ins])
-			}
+	if m, ok := moved(h, hn, hf); ok {
+		if h.Ins == 0 {
+			x.order(&r, kn[i0:i0+h.Del+m], kf[j0:j0+h.Del+m])
+		} else {
+			x.order(&r, kn[i0:i0+h.Ins+m], kf[j0:j0+h.Ins+m])
 		}
-		if h.Del == 0 && g.Ins == 0 && g.Del == h.Ins && g.A-i0 <= maxMove {
-			moved = slices.Equal(hf[j0:j0+h.Ins], hn[g.A:g.A+g.Del])
-			if moved {
-				x.order(&r, kn[i0:g.A+g.Del], kf[j0:g.B])
-			}
-		}
-		if moved && !slices.Equal(r.Normal, r.Faulty) {
+		if !slices.Equal(r.Normal, r.Faulty) {
 			r.Kind = Reordered
 			r.Loops = x.loopsAt(kn, hn, i0)
 			if len(r.Loops) == 0 {
@@ -474,6 +479,39 @@ func (x *explainer) change(kn, kf []call, hn, hf []uint64, hs []hunk) Explanatio
 		r.Ordinal, r.Of = ordinal(kn, i0)
 	}
 	return r
+}
+
+// moveCheck is how many calls after a moved block are compared: they
+// must be the same in both runs, up to the end of both.
+const moveCheck = 4096
+
+// moved reports whether the first change h, k calls deleted (or
+// inserted), is those calls moved later (earlier) across m others, at most
+// maxMove: the calls that follow the block in one run precede it in the
+// other, and the runs go on alike after it (a move leaves as many calls;
+// a call missing and the same call further on by chance do not).
+func moved(h hunk, hn, hf []uint64) (m int, ok bool) {
+	a, b := hn[h.A:], hf[h.B:]
+	k := h.Del
+	if h.Del == 0 {
+		a, b, k = b, a, h.Ins
+	} else if h.Ins != 0 {
+		return 0, false
+	}
+	// a begins with the block, which b has m calls later.
+	for m = 1; m <= maxMove && k+m <= len(a) && k+m <= len(b); m++ {
+		if !slices.Equal(a[:k], b[m:m+k]) || !slices.Equal(a[k:k+m], b[:m]) {
+			continue
+		}
+		rest := min(moveCheck, len(a)-k-m, len(b)-k-m)
+		if rest < moveCheck && len(a) != len(b) {
+			continue
+		}
+		if slices.Equal(a[k+m:k+m+rest], b[k+m:k+m+rest]) {
+			return m, true
+		}
+	}
+	return 0, false
 }
 
 // order sets the calls of a stretch in each run's order.
@@ -605,7 +643,7 @@ func (e Explanation) Text(name func(trace.Symbol) string) string {
 			what += " (the normal runs order these calls differently too: an order the program does not fix, such as that of receives from any source)"
 		}
 	case CountChanged:
-		what = fmt.Sprintf("the %s ran %s instead of %s", loopName(*e.Loop, name), times(e.Counts[1]), times(e.Counts[0]))
+		what = fmt.Sprintf("%s ran %s instead of %s", loopName(*e.Loop, name), times(e.Counts[1]), times(e.Counts[0]))
 	case EndsHere:
 		what = "the faulty trace ends here, inside " + name(e.Normal[0]) + nth() + ", which the normal run returns from"
 	case NormalEnds:

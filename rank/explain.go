@@ -63,7 +63,21 @@ func (n *NLR) Explain(i int) (p Parting, ok bool, noStacks, err error) {
 	}
 	f, ok := diffnlr.FirstDifference(n.Table, normal, n.Seq(Faulty, i))
 	if !ok {
-		return p, false, nil, nil
+		// The same calls; a faulty process that did not end normally may
+		// still have hung inside its last call.
+		if c.Runs[Faulty].Ending(t.Proc) == "" || n.Patched(i) || !c.Has(Normal, i) || !c.Has(Faulty, i) {
+			return p, false, nil, nil
+		}
+		w, noEvents, err := n.whole(t)
+		if err != nil || noEvents != nil {
+			return p, false, noEvents, err
+		}
+		x, ok := diffnlr.EndsInside(f, w, n.NormalCall(i, blocks, f.Common), f.Common)
+		if !ok {
+			return p, false, nil, nil
+		}
+		p.Explanation, p.Stack, p.Text = x, x.Stack, x.Text(c.Symbols.Label)
+		return p, true, nil, nil
 	}
 	// Where the normal runs vary, a pair of calls none of them makes says
 	// more than an alignment of calls that vary anyway, unless the
@@ -88,19 +102,17 @@ func (n *NLR) Explain(i int) (p Parting, ok bool, noStacks, err error) {
 		p.Text = np.Text(c.Symbols.Label, labels(c.Symbols, prev), labels(c.Symbols, stack))
 		return p, true, noStacks, nil
 	}
-	w := diffnlr.Whole{Keep: n.Filter.Compile(c.Symbols).Keep, Poll: c.quietPolling(n.Filter), Filter: n.Filter.Name()}
+	var w diffnlr.Whole
 	// A faulty trace whose run-wide changes were set aside is not the
 	// trace the view's NLR stands for: the view alone speaks for it.
 	if c.Has(Normal, i) && c.Has(Faulty, i) && !n.Patched(i) {
-		w.Normal, err = c.Events(Normal, t)
-		if err == nil {
-			w.Faulty, err = c.Events(Faulty, t)
-		}
-		if errors.Is(err, decode.ErrNoEvents) {
-			w.Normal, w.Faulty, noStacks, err = nil, nil, err, nil
-		}
+		var noEvents error
+		w, noEvents, err = n.whole(t)
 		if err != nil {
 			return p, false, nil, err
+		}
+		if noEvents != nil {
+			noStacks = noEvents
 		}
 	}
 	x := diffnlr.ExplainFirst(f, w, n.NormalCall(i, blocks, f.Common), f.Common)
@@ -126,6 +138,25 @@ func (n *NLR) Explain(i int) (p Parting, ok bool, noStacks, err error) {
 	p.Explanation, p.Stack = x, x.Stack
 	p.Text = x.Text(c.Symbols.Label)
 	return p, true, noStacks, nil
+}
+
+// whole returns what an explanation reads of trace t's runs: their events
+// and the view's filter. noEvents, when set, says why the events are not
+// at hand (a summary whose run is elsewhere); w then has none.
+func (n *NLR) whole(t trace.ID) (w diffnlr.Whole, noEvents, err error) {
+	c := n.c
+	w = diffnlr.Whole{Keep: n.Filter.Compile(c.Symbols).Keep, Poll: c.quietPolling(n.Filter), Filter: n.Filter.Name()}
+	w.Normal, err = c.Events(Normal, t)
+	if err == nil {
+		w.Faulty, err = c.Events(Faulty, t)
+	}
+	if errors.Is(err, decode.ErrNoEvents) {
+		return diffnlr.Whole{}, err, nil
+	}
+	if err != nil {
+		return diffnlr.Whole{}, nil, err
+	}
+	return w, nil, nil
 }
 
 // orderVaries notes, with further normal runs, a reordering that they
