@@ -1,6 +1,10 @@
 package diffnlr
 
-import "github.com/difftrace/difftrace/trace"
+import (
+	"slices"
+
+	"github.com/difftrace/difftrace/trace"
+)
 
 // call is one call of a whole trace, seen from its caller: the function,
 // a hash of its whole subtree (the function, then its callees' hashes in
@@ -106,46 +110,72 @@ func openAt(events []trace.Symbol, a int) []int {
 	return append(stack, a)
 }
 
-// keptCall returns the event of the k-th call (from 0) that keep is true
-// of, or -1 when there are fewer. A stretch of polling calls (poll) at one
-// depth counts each function once, as the NLR of a view reads it, so that
-// the calls counted here are those the view counted.
-func keptCall(events []trace.Symbol, keep, poll func(trace.Symbol) bool, k uint64) int {
-	var n uint64
-	depth := 0
-	var stretch [][]trace.Symbol // polling calls of the current stretch, per depth
-	for i, s := range events {
+// units walks the calls of a trace that a view counts: those its filter
+// keeps, where a stretch of polling calls at one depth counts each
+// function once, as the view's NLR reads it.
+type units struct {
+	events     []trace.Symbol
+	keep, poll func(trace.Symbol) bool
+	i, depth   int
+	stretch    [][]trace.Symbol // polling calls of the current stretch, per depth
+}
+
+// next returns the event of the next call counted, or -1 at the end.
+func (u *units) next() int {
+	for ; u.i < len(u.events); u.i++ {
+		s := u.events[u.i]
 		if s == trace.Return {
-			if depth > 0 {
-				depth--
+			if u.depth > 0 {
+				u.depth--
 			}
 			continue
 		}
-		d := depth
-		depth++
-		if keep != nil && !keep(s) {
+		d := u.depth
+		u.depth++
+		if u.keep != nil && !u.keep(s) {
 			continue
 		}
-		for len(stretch) <= d+1 {
-			stretch = append(stretch, nil)
+		for len(u.stretch) <= d+1 {
+			u.stretch = append(u.stretch, nil)
 		}
-		stretch[d+1] = stretch[d+1][:0] // a new call begins a level of its own
-		if poll != nil && poll(s) {
-			seen := false
-			for _, x := range stretch[d] {
-				seen = seen || x == s
-			}
-			if seen {
+		u.stretch[d+1] = u.stretch[d+1][:0] // a new call begins a level of its own
+		if u.poll != nil && u.poll(s) {
+			if slices.Contains(u.stretch[d], s) {
 				continue
 			}
-			stretch[d] = append(stretch[d], s)
+			u.stretch[d] = append(u.stretch[d], s)
 		} else {
-			stretch[d] = stretch[d][:0]
+			u.stretch[d] = u.stretch[d][:0]
 		}
-		if n == k {
-			return i
+		u.i++
+		return u.i - 1
+	}
+	return -1
+}
+
+// keptCall returns the event of the k-th call (from 0) a view counts
+// (units), or -1 when there are fewer.
+func keptCall(events []trace.Symbol, keep, poll func(trace.Symbol) bool, k uint64) int {
+	u := units{events: events, keep: keep, poll: poll}
+	for n := uint64(0); ; n++ {
+		at := u.next()
+		if at < 0 || n == k {
+			return at
+		}
+	}
+}
+
+// commonUnits counts the calls two traces make alike, as a view counts
+// them, before they part.
+func commonUnits(a, b []trace.Symbol, keep, poll func(trace.Symbol) bool) uint64 {
+	ua := units{events: a, keep: keep, poll: poll}
+	ub := units{events: b, keep: keep, poll: poll}
+	var n uint64
+	for {
+		i, j := ua.next(), ub.next()
+		if i < 0 || j < 0 || a[i] != b[j] {
+			return n
 		}
 		n++
 	}
-	return -1
 }

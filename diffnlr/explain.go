@@ -172,6 +172,13 @@ func ExplainFirst(f First, w Whole, normalCommon, faultyCommon uint64) Explanati
 	if w.Normal == nil || w.Faulty == nil {
 		return fromFirst(e)
 	}
+	if normalCommon == faultyCommon {
+		// The view's NLRs may place the parting a little late (a loop
+		// one iteration longer, read where the loops end): the calls in
+		// common, counted one by one, bound it.
+		normalCommon = min(normalCommon, commonUnits(w.Normal, w.Faulty, w.Keep, w.Poll))
+		faultyCommon = normalCommon
+	}
 	x := &explainer{w: w}
 	x.path[0] = x.anchor(w.Normal, normalCommon)
 	x.path[1] = x.anchor(w.Faulty, faultyCommon)
@@ -481,15 +488,13 @@ func (x *explainer) change(kn, kf []call, hn, hf []uint64, hs []hunk) Explanatio
 	return r
 }
 
-// moveCheck is how many calls after a moved block are compared: they
-// must be the same in both runs, up to the end of both.
-const moveCheck = 4096
-
 // moved reports whether the first change h, k calls deleted (or
 // inserted), is those calls moved later (earlier) across m others, at most
 // maxMove: the calls that follow the block in one run precede it in the
-// other, and the runs go on alike after it (a move leaves as many calls;
-// a call missing and the same call further on by chance do not).
+// other, and the runs go on alike after it, to the end of the caller (a
+// move leaves as many calls; a call missing and the same call further on
+// by chance do not, nor a run of calls one shorter before another one
+// longer).
 func moved(h hunk, hn, hf []uint64) (m int, ok bool) {
 	a, b := hn[h.A:], hf[h.B:]
 	k := h.Del
@@ -503,11 +508,7 @@ func moved(h hunk, hn, hf []uint64) (m int, ok bool) {
 		if !slices.Equal(a[:k], b[m:m+k]) || !slices.Equal(a[k:k+m], b[:m]) {
 			continue
 		}
-		rest := min(moveCheck, len(a)-k-m, len(b)-k-m)
-		if rest < moveCheck && len(a) != len(b) {
-			continue
-		}
-		if slices.Equal(a[k+m:k+m+rest], b[k+m:k+m+rest]) {
+		if slices.Equal(a[k+m:], b[k+m:]) {
 			return m, true
 		}
 	}

@@ -9,3 +9,4 @@ func LoopsAround(h []uint64, c int) (firsts, periods, counts, iters []int) {
 	}
 	return firsts, periods, counts, iters
 }
+
