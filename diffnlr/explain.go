@@ -491,10 +491,10 @@ func (x *explainer) change(kn, kf []call, hn, hf []uint64, hs []hunk) Explanatio
 // moved reports whether the first change h, k calls deleted (or
 // inserted), is those calls moved later (earlier) across m others, at most
 // maxMove: the calls that follow the block in one run precede it in the
-// other, and the runs go on alike after it, to the end of the caller (a
-// move leaves as many calls; a call missing and the same call further on
-// by chance do not, nor a run of calls one shorter before another one
-// longer).
+// other, the runs are aligned again right after, and the caller makes as
+// many calls in both (a move leaves as many calls; a call missing and the
+// same call further on by chance do not, nor a run of calls one shorter
+// before another one longer).
 func moved(h hunk, hn, hf []uint64) (m int, ok bool) {
 	a, b := hn[h.A:], hf[h.B:]
 	k := h.Del
@@ -508,7 +508,9 @@ func moved(h hunk, hn, hf []uint64) (m int, ok bool) {
 		if !slices.Equal(a[:k], b[m:m+k]) || !slices.Equal(a[k:k+m], b[:m]) {
 			continue
 		}
-		if slices.Equal(a[k+m:], b[k+m:]) {
+		// As many calls left in both, and the runs aligned again right
+		// after the stretch (a later iteration may be reordered too).
+		if len(a) == len(b) && (len(a) == k+m || a[k+m] == b[k+m]) {
 			return m, true
 		}
 	}

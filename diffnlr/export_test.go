@@ -9,4 +9,3 @@ func LoopsAround(h []uint64, c int) (firsts, periods, counts, iters []int) {
 	}
 	return firsts, periods, counts, iters
 }
-
