@@ -570,7 +570,15 @@ func (x *explainer) countChanged(r *Explanation, kn []call, hn []uint64, i, n in
 	if try(i) {
 		return true
 	}
-	return ins != nil && try(i-1)
+	// Calls inserted after a loop may be placed a few calls past its end
+	// (the calls after it begin as its body does): the loop holds one of
+	// the calls before.
+	for at := i - 1; ins != nil && at >= max(0, i-n); at-- {
+		if try(at) {
+			return true
+		}
+	}
+	return false
 }
 
 // Text says where the traces part and how, in one line: "first
