@@ -523,15 +523,6 @@ func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) (out 
 	return out, noStacks, nil
 }
 
-// labels names the symbols of stack.
-func labels(c *rank.Comparison, stack []trace.Symbol) []string {
-	var names []string
-	for _, s := range stack {
-		names = append(names, c.Symbols.Label(s))
-	}
-	return names
-}
-
 // bodyDiff says how the bodies of loops a (normal) and b (faulty) differ:
 // "- update_x + update_y", the elements only one of them has, a few of
 // each.
