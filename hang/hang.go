@@ -183,8 +183,19 @@ func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
 			}
 		}
 		for _, p := range parted {
-			f := firsts[p.Trace]
-			rep.Suspects = append(rep.Suspects, Suspect{p.Trace, "parted from its normal run before it stopped: " + strings.TrimPrefix(f.Text(name, nil), "first difference: ") + " (" + p.Where + ")"})
+			// Said as the diffNLR rank suggests says it (NLR.Explain), so
+			// that the two never tell one change two ways.
+			text := firsts[p.Trace].Text(name, nil)
+			if i, ok := c.Index(p.Trace); ok {
+				x, ok, _, err := n.Explain(i)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					text = x.Text
+				}
+			}
+			rep.Suspects = append(rep.Suspects, Suspect{p.Trace, "parted from its normal run before it stopped: " + strings.TrimPrefix(text, "first difference: ") + " (" + p.Where + ")"})
 		}
 	}
 	// Who waited for whom, where the run says: a rank that went on

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/filters"
@@ -476,6 +474,8 @@ type parting struct {
 	newPair *diffnlr.NewPair
 	stack   []trace.Symbol
 	text    string
+	// explanation is the place and the change read on the whole traces.
+	explanation diffnlr.Explanation
 }
 
 // firstDifferences says, for each thread whose calls changed, where its
@@ -502,104 +502,25 @@ func usualPairs(c *rank.Comparison, n *rank.NLR, threads []trace.ID) *diffnlr.Pa
 }
 
 func firstDifferences(c *rank.Comparison, n *rank.NLR, threads []trace.ID) (out []parting, noStacks error, err error) {
-	callStack := func(r int, id trace.ID, f *filters.Filter, k uint64) ([]trace.Symbol, error) {
-		st, err := c.CallStack(r, id, f, k)
-		if errors.Is(err, decode.ErrNoEvents) {
-			noStacks = err
-			return nil, nil
-		}
-		return st, err
-	}
 	for _, t := range threads {
 		i, _ := c.Index(t)
-		// With noisy loop counts (further normal runs), the normal
-		// sequence aligned to the faulty one; NormalCall takes its call
-		// counts back to the normal run's for the call stack.
-		blocks, normal, err := n.Diff(i)
+		p, ok, noEvents, err := n.Explain(i)
 		if err != nil {
 			return nil, nil, err
 		}
-		f, ok := diffnlr.FirstDifference(n.Table, normal, n.Seq(rank.Faulty, i))
+		if noEvents != nil {
+			noStacks = noEvents
+		}
 		if !ok {
 			continue
 		}
-		// Where the normal runs vary, a pair of calls none of them makes
-		// says more than an alignment of calls that vary anyway, unless
-		// the alignment parts right there (f.Common calls in common: the
-		// faulty run's next call is the pair's second).
-		if np, at, ok := n.NewPair(i); ok && at != f.Common {
-			stack, err := callStack(rank.Faulty, t, n.Filter, np.Call)
-			if err != nil {
-				return nil, nil, err
-			}
-			prev, err := callStack(rank.Faulty, t, n.Filter, np.Call-1)
-			if err != nil {
-				return nil, nil, err
-			}
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			if len(prev) > 0 {
-				prev = prev[:len(prev)-1]
-			}
-			line := np.Text(c.Symbols.Label, labels(c, prev), labels(c, stack))
-			if len(threads) > 1 {
-				line = strings.Replace(line, "first difference:", "first difference in "+t.String()+":", 1)
-			}
-			out = append(out, parting{trace: t, first: f, newPair: &np, stack: stack, text: line})
-			continue
-		}
-		// A reordering the further normal runs show too is the
-		// program's own.
-		if f.Reordered {
-			for _, r := range c.Normals()[1:] {
-				if !c.Has(r, i) {
-					continue
-				}
-				if g, ok := diffnlr.FirstDifference(n.Table, n.Seq(rank.Normal, i), n.Seq(r, i)); ok && f.SameCalls(g) {
-					f.OrderVaries = true
-				}
-			}
-		}
-		// Calls that the normal runs make in either order (a swap, rank's
-		// Unordered): a reordering of them is the program's own, and any
-		// other difference among them is said to lie there.
-		if f.Reordered {
-			if _, _, ok := n.Unordered(append(slices.Clone(f.NormalOrder), f.FaultyOrder...)); ok {
-				f.OrderVaries = true
-			}
-		} else if x, y, ok := n.Unordered(append(slices.Clone(f.Normal), f.Faulty...)); ok {
-			f.Unordered = [2][]trace.Symbol{x, y}
-		}
-		var stack []trace.Symbol
-		switch {
-		case !f.NormalEnded && c.Has(rank.Normal, i):
-			stack, err = callStack(rank.Normal, t, n.Filter, n.NormalCall(i, blocks, f.Common))
-		case !f.FaultyEnded && !n.Patched(i) && c.Has(rank.Faulty, i):
-			stack, err = callStack(rank.Faulty, t, n.Filter, f.Common)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(stack) > 0 {
-			stack = stack[:len(stack)-1] // the callers of the call that differs
-		}
-		line := f.Text(c.Symbols.Label, labels(c, stack))
+		line := p.Text
 		if len(threads) > 1 {
 			line = strings.Replace(line, "first difference:", "first difference in "+t.String()+":", 1)
 		}
-		out = append(out, parting{trace: t, first: f, stack: stack, text: line})
+		out = append(out, parting{trace: t, first: p.Explanation.First, explanation: p.Explanation, newPair: p.NewPair, stack: p.Stack, text: line})
 	}
 	return out, noStacks, nil
-}
-
-// labels names the symbols of stack.
-func labels(c *rank.Comparison, stack []trace.Symbol) []string {
-	var names []string
-	for _, s := range stack {
-		names = append(names, c.Symbols.Label(s))
-	}
-	return names
 }
 
 // bodyDiff says how the bodies of loops a (normal) and b (faulty) differ:
@@ -651,6 +572,12 @@ func writeDiffJSON(w io.Writer, c *rank.Comparison, n *rank.NLR, id trace.ID, th
 		}
 		return out
 	}
+	type loopPlace struct {
+		Body      string `json:"body"` // the first call of its body
+		Period    int    `json:"period"`
+		Iteration int    `json:"iteration"`
+		Count     int    `json:"count"`
+	}
 	type newPair struct {
 		Call  uint64   `json:"call"` // the second call's index in the faulty trace, from 0
 		Prev  string   `json:"prev"`
@@ -666,6 +593,12 @@ func writeDiffJSON(w io.Writer, c *rank.Comparison, n *rank.NLR, id trace.ID, th
 		FaultyOrder []string       `json:"faulty_order,omitempty"`
 		Place       *diffnlr.First `json:"place"` // loops around it, calls in common before, …
 		NewPair     *newPair       `json:"new_pair,omitempty"`
+		// Kind and what follows are read on the whole call trees.
+		Kind        string               `json:"kind"`
+		Calls       []string             `json:"calls"`
+		FaultyCalls []string             `json:"faulty_calls"`
+		Loops       []loopPlace          `json:"loops"`
+		Explanation *diffnlr.Explanation `json:"explanation"`
 	}
 	type block struct {
 		Kind     string   `json:"kind"`
@@ -718,6 +651,13 @@ func writeDiffJSON(w io.Writer, c *rank.Comparison, n *rank.NLR, id trace.ID, th
 				f := p.first
 				th.First = &first{Text: p.text, Stack: names(p.stack), Normal: names(f.Normal), Faulty: names(f.Faulty),
 					NormalOrder: names(f.NormalOrder), FaultyOrder: names(f.FaultyOrder), Place: &f}
+				x := p.explanation
+				th.First.Kind, th.First.Calls, th.First.FaultyCalls = x.Kind.String(), names(x.Normal), names(x.Faulty)
+				th.First.Loops = []loopPlace{}
+				for _, l := range x.Loops {
+					th.First.Loops = append(th.First.Loops, loopPlace{full(l.Body), l.Period, l.Iteration, l.Count})
+				}
+				th.First.Explanation = &x
 				if np := p.newPair; np != nil {
 					th.First.NewPair = &newPair{Call: np.Call, Prev: names([]trace.Symbol{np.Prev})[0],
 						Next: names([]trace.Symbol{np.Next})[0], Usual: names(np.Usual)}

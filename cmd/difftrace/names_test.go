@@ -140,6 +140,12 @@ func TestDiffNLRJSON(t *testing.T) {
 				Place  struct {
 					Loops []struct{ Iteration, Count int32 }
 				}
+				Kind  string
+				Calls []string
+				Loops []struct {
+					Body             string
+					Iteration, Count int
+				}
 			} `json:"first_difference"`
 			Diff []struct {
 				Kind     string
@@ -162,8 +168,12 @@ func TestDiffNLRJSON(t *testing.T) {
 		t.Fatalf("diffNLR JSON: %s", b)
 	}
 	th := doc.Threads[0]
+	// The view's place (its NLR's loop), and the change read on the whole
+	// call tree: the exchange missing from step 6, named in full.
 	if th.First == nil || len(th.First.Place.Loops) != 1 || th.First.Place.Loops[0].Iteration != 6 || th.First.Place.Loops[0].Count != 12 ||
-		!slices.Contains(th.First.Stack, "halo::Exchanger::exchange(mesh::Field<double>&)") || th.First.Normal[0] != "MPI_Irecv" {
+		!slices.Contains(th.First.Stack, "driver::Simulation::exchange(int)") || th.First.Normal[0] != "MPI_Irecv" ||
+		th.First.Kind != "missing" || len(th.First.Calls) != 1 || th.First.Calls[0] != "halo::Exchanger::exchange(mesh::Field<double>&)" ||
+		len(th.First.Loops) != 1 || th.First.Loops[0].Iteration != 6 || th.First.Loops[0].Count != 12 || th.First.Loops[0].Body != "driver::Simulation::step(int)" {
 		t.Errorf("first difference: %+v", th.First)
 	}
 	kinds := map[string]bool{}

@@ -96,7 +96,7 @@ func TestSummarizeOneProcess(t *testing.T) {
 	}
 	fromRuns := diff("runs/oddeven-normal", "runs/oddeven-swapbug")
 	fromSums := diff("sum/oddeven-normal", "sum/oddeven-swapbug")
-	if fromSums.code != 0 || !bytes.Equal(fromSums.stdout, fromRuns.stdout) || !bytes.Contains(fromRuns.stdout, []byte("iteration 8 of 16 of L1, in main > oddEvenSort")) {
+	if fromSums.code != 0 || !bytes.Equal(fromSums.stdout, fromRuns.stdout) || !bytes.Contains(fromRuns.stdout, []byte("iteration 8 of 16 of the loop over findPtr and 2 more calls, in main > oddEvenSort: the same calls in another order: MPI_Recv, MPI_Send in the normal run, MPI_Send, MPI_Recv in the faulty run")) {
 		t.Errorf("diffnlr after a ranking of summaries (exit %d):\n%s%s\nafter a ranking of the runs:\n%s", fromSums.code, fromSums.stdout, fromSums.stderr, fromRuns.stdout)
 	}
 }

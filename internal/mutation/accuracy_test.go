@@ -152,7 +152,7 @@ func suggestedScore(t *testing.T, b *Base, n int) (*Score, error) {
 				return nil, err
 			}
 			views[ex.View]++
-			got := Read(ex)
+			got := Read(ex, b.Name)
 			s.Add(Outcome{Base: b.Dir, Trace: b.IDs[i], View: ex.View, M: m, Got: got, Text: ex.Text, OK: Compare(m.Want, got), Seed: stream(i, op, k)})
 		}
 	}

@@ -1,68 +1,101 @@
 package mutation
 
-import "strings"
+import (
+	"fmt"
+	"strings"
 
-// Read turns an explanation into an Answer, the form the ground truth takes.
+	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// Read turns an explanation into an Answer, the form the ground truth takes,
+// from the fields diffnlr.Explanation states: the kind, the call (the first
+// missing, the first added, the first of the normal run's order, the call
+// the faulty trace ends in, the first call of the loop whose count
+// changed), the loops around the place (for a count, the loop itself last,
+// at the first iteration only one run has, with that run's count) and the
+// call stack.
 //
-// This is the adapter between today's explanation and the harness, kept
-// apart so that it can be replaced once diffnlr.First says the kind, the
-// call and the iterations itself. It reads what the sentence says, no
-// more:
-//
-//   - the kind from the sentence's wording, as First.Text chooses it: "the
-//     same calls in another order" is Reordered, "the faulty trace ends
-//     here" EndsHere, "… missing" Missing, "… added" Added, "… replaced by
-//     …" Replaced, anything else (the normal trace ending first, "the calls
-//     differ") Other. No sentence says that a loop's count changed, so no
-//     answer is CountChanged;
-//   - the call: the first call the sentence names (the first missing, the
-//     first added, the first of the normal run's order, or for a trace that
-//     ends, the call the normal run goes on with);
-//   - the loops: First.Loops, the "iteration I of N of L" list (none where
-//     the sentence counts calls instead, "after 1,234 calls");
-//   - the call stack the sentence gives ("in main > …").
-func Read(ex Explanation) Answer {
+// It then checks that the sentence says what the fields say: the kind's
+// wording, the call's name, every iteration and the call stack. Where it
+// does not, the kind is Other: the sentence is what the user reads.
+func Read(ex Explanation, name func(trace.Symbol) string) Answer {
 	if !ex.Parted {
 		return Answer{Kind: None}
 	}
-	f := ex.First
-	a := Answer{Stack: ex.Stack}
-	for _, p := range f.Loops {
-		a.Loops = append(a.Loops, IterCount{int(p.Iteration), int(p.Count)})
+	x := ex.Ex
+	a := Answer{Stack: x.Stack}
+	for _, p := range x.Loops {
+		a.Loops = append(a.Loops, IterCount{p.Iteration, p.Count})
 	}
-	what := ex.Text
-	if i := strings.Index(what, ": "); i >= 0 {
-		what = what[i+2:]
-	}
+	a.Kind = kinds[x.Kind]
 	switch {
-	case f.Reordered && len(f.NormalOrder) > 0:
-		a.Kind, a.Call = Reordered, f.NormalOrder[0]
-	case f.FaultyEnded && len(f.Normal) > 0:
-		a.Kind, a.Call = EndsHere, f.Normal[0]
-	case f.NormalEnded && len(f.Faulty) > 0:
-		a.Kind, a.Call = Other, f.Faulty[0]
-	case len(f.Faulty) == 0 && len(f.Normal) > 0:
-		a.Kind, a.Call = Missing, f.Normal[0]
-	case len(f.Normal) == 0 && len(f.Faulty) > 0:
-		a.Kind, a.Call = Added, f.Faulty[0]
-	case len(f.Normal) > 0:
-		a.Kind, a.Call = Replaced, f.Normal[0]
-	default:
-		a.Kind = Other
+	case x.Kind == diffnlr.Added && len(x.Faulty) > 0:
+		a.Call = x.Faulty[0]
+	case x.Kind == diffnlr.NormalEnds && len(x.Faulty) > 0:
+		a.Call = x.Faulty[0]
+	case len(x.Normal) > 0:
+		a.Call = x.Normal[0]
 	}
-	// The sentence must say what the fields say; where it does not, the
-	// sentence is what the user read.
-	if phrase, ok := kindPhrase[a.Kind]; ok && !strings.Contains(what, phrase) {
+	if x.Kind == diffnlr.CountChanged && x.Loop != nil {
+		a.Loops = append(a.Loops, IterCount{x.Loop.Iteration, x.Loop.Count})
+	}
+	if name != nil && !says(ex.Text, x, a, name) {
 		a.Kind = Other
 	}
 	return a
 }
 
-// kindPhrase is how First.Text words each kind.
+// kinds maps diffnlr's kinds to the harness's.
+var kinds = map[diffnlr.Change]Kind{
+	diffnlr.Unchanged:    None,
+	diffnlr.Missing:      Missing,
+	diffnlr.Added:        Added,
+	diffnlr.Reordered:    Reordered,
+	diffnlr.CountChanged: CountChanged,
+	diffnlr.EndsHere:     EndsHere,
+	diffnlr.NormalEnds:   Other,
+	diffnlr.Replaced:     Replaced,
+}
+
+// kindPhrase is how the sentence words each kind.
 var kindPhrase = map[Kind]string{
-	Reordered: "the same calls in another order",
-	EndsHere:  "the faulty trace ends here",
-	Missing:   " missing",
-	Added:     " added",
-	Replaced:  " replaced by ",
+	Reordered:    "the same calls in another order",
+	EndsHere:     "the faulty trace ends here",
+	Missing:      " missing",
+	Added:        " added",
+	Replaced:     " replaced by ",
+	CountChanged: " instead of ",
+}
+
+// says reports whether the sentence text says the answer a read from the
+// fields of x.
+func says(text string, x diffnlr.Explanation, a Answer, name func(trace.Symbol) string) bool {
+	if p, ok := kindPhrase[a.Kind]; ok && !strings.Contains(text, p) {
+		return false
+	}
+	if a.Kind != Other && a.Kind != None && !strings.Contains(text, name(a.Call)) {
+		return false
+	}
+	if !x.Whole {
+		return true // the view's own sentence, which numbers its NLR's loops
+	}
+	for _, l := range x.Loops {
+		if !strings.Contains(text, fmt.Sprintf("iteration %d of %d ", l.Iteration, l.Count)) {
+			return false
+		}
+	}
+	if x.Loop != nil && !strings.Contains(text, fmt.Sprintf("iteration %d of %d ", x.Loop.Iteration, x.Loop.Count)) && !strings.Contains(text, " ran ") {
+		return false
+	}
+	if len(a.Stack) > 0 {
+		var names []string
+		for _, s := range a.Stack {
+			names = append(names, name(s))
+		}
+		if !strings.Contains(text, "in "+joinStack(names)+": ") {
+			return false
+		}
+	}
+	return true
 }

@@ -104,31 +104,28 @@
 // ExplainRuns explains a mutated run written to disk (Base.WriteRun: the
 // run copied, the trace rewritten by the ParLOT writer, run.json updated)
 // as difftrace diffnlr does: rank.Open, rank.Comparison.Recognize under the
-// view, rank.NLR.Diff, diffnlr.FirstDifference, the call stack from
-// rank.Comparison.CallStack, diffnlr.First.Text. Given no view, it takes the
-// view rank suggests: the sweep over the default grid (with the hang
-// analysis's culprit when the faulty run hung) and rank.Suggest, as
-// diffnlr reads the session rank saves. The steps after Recognize are those
-// of cmd/difftrace's firstDifferences, which is not a library: with one
-// normal run, it adds nothing else.
+// view, then rank.NLR.Explain, the one path the command and the hang
+// analysis take. Given no view, it takes the view rank suggests: the sweep
+// over the default grid (with the hang analysis's culprit when the faulty
+// run hung) and rank.Suggest, as diffnlr reads the session rank saves.
 //
 // Explainer does the same in memory, thousands of times faster: it folds
 // the base run's traces and the mutated one as rank.Comparison.Recognize
 // does (each trace filtered by filters.Nests into a structural
 // nlr.Discoverer, polling quieted as rank.Polling says, the distinct pass-1
 // results of each run folded together by nlr.Fold, normal run first), then
-// takes the same steps. With one normal run and one trace changed among
-// two or more processes, rank's noise handling and run-wide changes do
-// nothing, which is what makes this possible; TestExplainSameAsFiles checks
-// that both say the same sentence.
+// calls diffnlr.Explain with both traces' events, as rank.NLR.Explain does.
+// With one normal run and one trace changed among two or more processes,
+// what rank.NLR.Explain adds (pairs of calls no normal run makes, orders
+// the normal runs vary in, run-wide changes) does nothing, which is what
+// makes this possible; TestExplainSameAsFiles checks that both say the
+// same sentence.
 //
-// Read is the adapter from the explanation to an Answer: it reads the kind
-// and the call from the sentence's wording, the loops from First.Loops and
-// the call stack the sentence gives. Today's sentence never says that a
-// loop's count changed, and names the call the normal run goes on with
-// where the faulty trace ends; Read reports that as it is. It is meant to
-// be replaced once diffnlr.First states the kind, the call and the
-// iterations itself.
+// Read is the adapter from the explanation to an Answer: it takes the
+// kind, the call, the loops and the call stack from the fields of
+// diffnlr.Explanation, and then checks that the sentence says them (the
+// kind's wording, the call's name, every iteration, the call stack); a
+// sentence that does not is read as Other.
 //
 // # Scores
 //

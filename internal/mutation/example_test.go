@@ -9,8 +9,8 @@ import (
 )
 
 // Delete a call in a trace of the odd/even sort, explain the mutated
-// trace as diffnlr's first line does, and check the answer: here the
-// sentence reads the missing MPI_Recv as a reordering.
+// trace as diffnlr's first line does, and check the answer: the MPI_Recv
+// missing from iteration 2 of the sort's loop.
 func Example() {
 	base, err := mutation.OpenBase("../../testdata/runs/oddeven4-normal")
 	if err != nil {
@@ -34,7 +34,7 @@ func Example() {
 	fmt.Println("all right:", o.OK[mutation.CheckAll])
 	// Output:
 	// delete: want missing MPI_Recv in 2/4 at main > oddEvenSort
-	// first difference: iteration 2 of 4 of L0, in main > oddEvenSort: the same calls in another order: MPI_Recv, MPI_Send, findPtr in the normal run, MPI_Send, findPtr, MPI_Recv in the faulty run
-	// got: reordered MPI_Recv in 2/4 at main > oddEvenSort
-	// all right: false
+	// first difference: iteration 2 of 4 of the loop over findPtr and 2 more calls, in main > oddEvenSort: MPI_Recv missing
+	// got: missing MPI_Recv in 2/4 at main > oddEvenSort
+	// all right: true
 }

@@ -75,7 +75,7 @@ type Explanation struct {
 	// Parted is false when the machinery finds no difference under the
 	// view.
 	Parted bool
-	First  diffnlr.First
+	Ex     diffnlr.Explanation
 	// Stack is the call stack the sentence gives: the callers of the call
 	// that differs, outermost first.
 	Stack []trace.Symbol
@@ -196,49 +196,14 @@ func (e *Explainer) Explain(i int, mutated []trace.Symbol) (Explanation, error) 
 	}
 	ex := Explanation{View: e.view.String()}
 	normal, faulty := seqs[at[rank.Normal]], seqs[at[rank.Faulty]]
-	f, ok := diffnlr.FirstDifference(table, normal, faulty)
+	w := diffnlr.Whole{Normal: b.Events[i], Faulty: mutated, Keep: e.mask.Keep, Poll: e.poll, Filter: e.view.Filter.Name()}
+	x, ok := diffnlr.Explain(table, normal, faulty, w)
 	if !ok {
 		return ex, nil
 	}
-	// As cmd/difftrace's firstDifferences with one normal run: the call
-	// stack of the normal run's call there, else of the faulty run's.
-	var stack []trace.Symbol
-	switch {
-	case !f.NormalEnded:
-		stack = e.callStack(b.Events[i], f.Common)
-	case !f.FaultyEnded:
-		stack = e.callStack(mutated, f.Common)
-	}
-	if len(stack) > 0 {
-		stack = stack[:len(stack)-1]
-	}
-	ex.Parted, ex.First, ex.Stack = true, f, stack
-	ex.Text = f.Text(b.Symbols.Label, labels(b.Symbols, stack))
+	ex.Parted, ex.Ex, ex.Stack = true, x, x.Stack
+	ex.Text = x.Text(b.Symbols.Label)
 	return ex, nil
-}
-
-// callStack returns the calls open when the trace makes its k-th call that
-// the view's filter keeps (from 0), that call last, as
-// rank.Comparison.CallStack does; nil when it makes fewer.
-func (e *Explainer) callStack(events []trace.Symbol, k uint64) []trace.Symbol {
-	var stack []trace.Symbol
-	var n uint64
-	for _, s := range events {
-		if s == trace.Return {
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			continue
-		}
-		stack = append(stack, s)
-		if e.mask.Keep(s) {
-			if n == k {
-				return slices.Clone(stack)
-			}
-			n++
-		}
-	}
-	return nil
 }
 
 // labels names the symbols of a stack.

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/difftrace/difftrace/decode"
-	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
@@ -163,31 +162,14 @@ func ExplainRuns(normal, faulty string, id trace.ID, v *View) (Explanation, erro
 	}
 	n := res[0]
 	ex := Explanation{View: v.String()}
-	// From here, cmd/difftrace's firstDifferences for one thread, without
-	// what further normal runs add (NewPair, OrderVaries, Unordered).
-	blocks, normalSeq, err := n.Diff(i)
+	p, ok, _, err := n.Explain(i)
 	if err != nil {
 		return ex, fmt.Errorf("mutation: %w", err)
 	}
-	f, ok := diffnlr.FirstDifference(n.Table, normalSeq, n.Seq(rank.Faulty, i))
 	if !ok {
 		return ex, nil
 	}
-	var stack []trace.Symbol
-	switch {
-	case !f.NormalEnded && c.Has(rank.Normal, i):
-		stack, err = c.CallStack(rank.Normal, id, n.Filter, n.NormalCall(i, blocks, f.Common))
-	case !f.FaultyEnded && !n.Patched(i) && c.Has(rank.Faulty, i):
-		stack, err = c.CallStack(rank.Faulty, id, n.Filter, f.Common)
-	}
-	if err != nil {
-		return ex, fmt.Errorf("mutation: %w", err)
-	}
-	if len(stack) > 0 {
-		stack = stack[:len(stack)-1]
-	}
-	ex.Parted, ex.First, ex.Stack = true, f, stack
-	ex.Text = f.Text(c.Symbols.Label, labels(c.Symbols, stack))
+	ex.Parted, ex.Ex, ex.Stack, ex.Text = true, p.Explanation, p.Stack, p.Text
 	return ex, nil
 }
 

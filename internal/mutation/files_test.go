@@ -46,7 +46,7 @@ func TestExplainSameAsFiles(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if mem.Text != files.Text || fmt.Sprint(Read(mem)) != fmt.Sprint(Read(files)) {
+				if mem.Text != files.Text || fmt.Sprint(Read(mem, b.Name)) != fmt.Sprint(Read(files, b.Name)) {
 					t.Errorf("%s %s, %s under %s:\n in memory: %s\n files:     %s", b.Dir, b.IDs[i], m.What, v, mem.Text, files.Text)
 				}
 			}
@@ -76,7 +76,7 @@ func TestExplainSuggested(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", m.What, err)
 		}
-		got := Read(ex)
+		got := Read(ex, b.Name)
 		s.Add(Outcome{Base: b.Dir, Trace: b.IDs[i], View: ex.View, M: m, Got: got, Text: ex.Text, OK: Compare(m.Want, got)})
 		t.Logf("%s\n  view %s: %s", m.What, ex.View, ex.Text)
 	}

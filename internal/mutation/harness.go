@@ -84,6 +84,6 @@ func (e *Explainer) Check(i int, m *Mutation) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	got := Read(ex)
+	got := Read(ex, b.Name)
 	return Outcome{Base: b.Dir, Trace: b.IDs[i], View: ex.View, M: m, Got: got, Text: ex.Text, OK: Compare(m.Want, got)}, nil
 }

@@ -103,22 +103,41 @@ func findRepeats(h []uint64, lo, hi int, n int32) []Loop {
 	return append(loops, findRepeats(h, at, hi, n)...)
 }
 
-// periods returns, ascending, the distances at which an element of h
-// recurs next: the only periods a repeat in h can have (the last
-// occurrence of an element in a repeat's body recurs exactly one period
-// later).
+// allPeriods is the longest sequence whose every period is tried.
+const allPeriods = 4096
+
+// maxRecur is how many later occurrences of each element give periods in
+// a longer sequence.
+const maxRecur = 64
+
+// periods returns, ascending, the periods a repeat in h may have. In a
+// sequence of up to allPeriods elements, every one up to half its length:
+// an element's next occurrence is a period away only when it occurs once
+// in the body, and bodies where every call recurs (a sweep of extent,
+// compute, compute, compute, ten times, then extent twice) are common. In
+// a longer one, the distances from each occurrence of an element to its
+// next maxRecur occurrences: a period of any body in which some element
+// occurs at most that many times.
 func periods(h []uint64) []int {
-	last := make(map[uint64]int, len(h))
+	if len(h) <= allPeriods {
+		out := make([]int, 0, len(h)/2)
+		for p := 1; 2*p <= len(h); p++ {
+			out = append(out, p)
+		}
+		return out
+	}
 	seen := map[int]bool{}
+	at := map[uint64][]int{}
 	var out []int
 	for i, x := range h {
-		if j, ok := last[x]; ok {
-			if p := i - j; !seen[p] && 2*p <= len(h) {
+		prev := at[x]
+		for k := len(prev) - 1; k >= 0 && k >= len(prev)-maxRecur; k-- {
+			if p := i - prev[k]; !seen[p] && 2*p <= len(h) {
 				seen[p] = true
 				out = append(out, p)
 			}
 		}
-		last[x] = i
+		at[x] = append(prev, i)
 	}
 	slices.Sort(out)
 	return out

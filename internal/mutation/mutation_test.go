@@ -282,28 +282,41 @@ func TestMutationCases(t *testing.T) {
 	}
 }
 
-// The adapter reads the kind and the call the sentence says.
+// The adapter reads the explanation's fields, and takes a sentence that
+// does not say them for Other.
 func TestRead(t *testing.T) {
 	tab := trace.NewTable()
 	a, b := tab.Intern(trace.Name{Func: "a"}), tab.Intern(trace.Name{Func: "b"})
+	m := tab.Intern(trace.Name{Func: "main"})
+	loop := &diffnlr.LoopPlace{Body: a, Period: 1, Iteration: 4, Count: 4}
 	for _, c := range []struct {
-		f    diffnlr.First
-		want Kind
-		call trace.Symbol
+		x     diffnlr.Explanation
+		want  Kind
+		call  trace.Symbol
+		loops []IterCount
 	}{
-		{diffnlr.First{Normal: []trace.Symbol{a}}, Missing, a},
-		{diffnlr.First{Faulty: []trace.Symbol{b}}, Added, b},
-		{diffnlr.First{Normal: []trace.Symbol{a}, Faulty: []trace.Symbol{b}}, Replaced, a},
-		{diffnlr.First{Reordered: true, NormalOrder: []trace.Symbol{a, b}, FaultyOrder: []trace.Symbol{b, a}}, Reordered, a},
-		{diffnlr.First{FaultyEnded: true, Normal: []trace.Symbol{b}}, EndsHere, b},
-		{diffnlr.First{NormalEnded: true, Faulty: []trace.Symbol{b}}, Other, b},
+		{diffnlr.Explanation{Kind: diffnlr.Missing, Normal: []trace.Symbol{a}}, Missing, a, nil},
+		{diffnlr.Explanation{Kind: diffnlr.Added, Faulty: []trace.Symbol{b}}, Added, b, nil},
+		{diffnlr.Explanation{Kind: diffnlr.Replaced, Normal: []trace.Symbol{a}, Faulty: []trace.Symbol{b}}, Replaced, a, nil},
+		{diffnlr.Explanation{Kind: diffnlr.Reordered, Normal: []trace.Symbol{a, b}, Faulty: []trace.Symbol{b, a}}, Reordered, a, nil},
+		{diffnlr.Explanation{Kind: diffnlr.EndsHere, Normal: []trace.Symbol{b}, Stack: []trace.Symbol{m}}, EndsHere, b, nil},
+		{diffnlr.Explanation{Kind: diffnlr.NormalEnds, Faulty: []trace.Symbol{b}}, Other, b, nil},
+		{diffnlr.Explanation{Kind: diffnlr.CountChanged, Normal: []trace.Symbol{a}, Loop: loop, Counts: [2]int{4, 3},
+			Loops: []diffnlr.LoopPlace{{Body: b, Period: 2, Iteration: 2, Count: 5}}}, CountChanged, a, []IterCount{{2, 5}, {4, 4}}},
 	} {
-		ex := Explanation{Parted: true, First: c.f, Text: c.f.Text(tab.Label, nil)}
-		if got := Read(ex); got.Kind != c.want || got.Call != c.call {
-			t.Errorf("%q: read %v %v, want %v %v", ex.Text, got.Kind, got.Call, c.want, c.call)
+		c.x.Whole = true
+		ex := Explanation{Parted: true, Ex: c.x, Stack: c.x.Stack, Text: c.x.Text(tab.Label)}
+		got := Read(ex, tab.Label)
+		if got.Kind != c.want || got.Call != c.call || !slices.Equal(got.Loops, c.loops) {
+			t.Errorf("%q: read %v %v %v, want %v %v %v", ex.Text, got.Kind, got.Call, got.Loops, c.want, c.call, c.loops)
+		}
+		// A sentence that names another call is not this answer.
+		ex.Text = strings.ReplaceAll(ex.Text, "a", "z")
+		if got := Read(ex, tab.Label); got.Kind != Other && c.call == a {
+			t.Errorf("%q read as %v", ex.Text, got.Kind)
 		}
 	}
-	if got := Read(Explanation{}); got.Kind != None {
+	if got := Read(Explanation{}, tab.Label); got.Kind != None {
 		t.Errorf("no difference: %v", got.Kind)
 	}
 }

@@ -1,0 +1,708 @@
+package diffnlr
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// Change is what an Explanation says happened where two traces part.
+type Change uint8
+
+// The kinds of change.
+const (
+	// Unchanged: the traces make the same calls.
+	Unchanged Change = iota
+	// Missing: calls the normal run makes there are not in the faulty one.
+	Missing
+	// Added: the faulty run makes calls there that the normal one does not.
+	Added
+	// Reordered: the same calls, made in another order (a block of calls
+	// moved a little later or earlier).
+	Reordered
+	// CountChanged: a loop ran a different number of times.
+	CountChanged
+	// EndsHere: the faulty trace ends inside a call the normal run
+	// returns from (a hang, a crash).
+	EndsHere
+	// NormalEnds: the normal trace ends inside a call the faulty run goes
+	// on in.
+	NormalEnds
+	// Replaced: other calls in place of the normal run's.
+	Replaced
+)
+
+func (c Change) String() string {
+	return [...]string{"unchanged", "missing", "added", "reordered", "count changed", "ends here", "normal ends", "replaced"}[c]
+}
+
+// LoopPlace is one loop around the place two traces part, found in the
+// normal trace's call tree: a repeat among the callees of one call, of
+// any body length. Body is the first call of its body and Period the
+// calls in the body; Iteration (from 1) is the one the place is in.
+type LoopPlace struct {
+	Body      trace.Symbol `json:"-"`
+	Period    int          `json:"period"`
+	Iteration int          `json:"iteration"`
+	Count     int          `json:"count"`
+}
+
+// Explanation is where and how two runs of a thread first part, read on
+// their whole call trees (every call, not only those a view's filter
+// keeps): the kind of change, the outermost calls that differ on each
+// side, their callers and the loops around them. Text words it.
+type Explanation struct {
+	// First is the view's own first difference (its NLRs): where the
+	// explanation was anchored.
+	First First `json:"-"`
+	// Whole is false when the traces' events were not at hand (a run read
+	// from its summary): the explanation is then First's alone.
+	Whole bool   `json:"whole"`
+	Kind  Change `json:"-"`
+	// Normal and Faulty are the outermost calls only one run makes there,
+	// siblings in order (at most maxStretch each; NormalMore and
+	// FaultyMore count the rest). For Reordered they are the stretch in
+	// each run's order; for EndsHere, Normal holds the call the faulty
+	// trace ends in; for CountChanged, the loop body's first call.
+	Normal     []trace.Symbol `json:"-"`
+	Faulty     []trace.Symbol `json:"-"`
+	NormalMore int            `json:"normal_more"`
+	FaultyMore int            `json:"faulty_more"`
+	// NormalCalls and FaultyCalls count the calls of those subtrees, the
+	// listed calls' own included; NormalKept and FaultyKept those of them
+	// the view's filter keeps.
+	NormalCalls int `json:"normal_calls"`
+	FaultyCalls int `json:"faulty_calls"`
+	NormalKept  int `json:"normal_kept"`
+	FaultyKept  int `json:"faulty_kept"`
+	// Stack holds the callers of the calls that differ, outermost first.
+	Stack []trace.Symbol `json:"-"`
+	// Loops are the loops around the place, outermost first, at every
+	// level of the call stack.
+	Loops []LoopPlace `json:"loops"`
+	// Ordinal and Of, when no loop among its siblings holds the call that
+	// differs and it is one of several calls of its function there: it
+	// is the Ordinal-th (from 1) of Of.
+	Ordinal int `json:"ordinal,omitempty"`
+	Of      int `json:"of,omitempty"`
+	// Loop is, for CountChanged, the loop whose count changed (after
+	// Loops): Iteration is the first iteration only one run has, Count
+	// that run's count; Counts are its count in the normal and the faulty
+	// run.
+	Loop   *LoopPlace `json:"loop,omitempty"`
+	Counts [2]int     `json:"counts"`
+	// OrderVaries and Unordered are set by whoever compared further normal
+	// runs (First.OrderVaries, First.Unordered).
+	OrderVaries bool              `json:"order_varies,omitempty"`
+	Unordered   [2][]trace.Symbol `json:"-"`
+	// Filter names the view's filter, for the sentence to say how many of
+	// the calls that differ it keeps ("" or "all": not said).
+	Filter string `json:"-"`
+
+	// pending is set while the call an EndsHere names is not yet placed
+	// among its siblings (the level above it does that).
+	pending bool
+}
+
+// Whole is what an explanation reads of the two traces themselves.
+type Whole struct {
+	// Normal and Faulty are the traces' events (calls and returns); nil
+	// when they are not at hand.
+	Normal, Faulty []trace.Symbol
+	// Keep is the view's filter (nil: every call); Poll, if set, the
+	// polling calls the view counts once a stretch (nlr's QuietPolling).
+	// Together they find, in each trace, the calls the view counted.
+	Keep, Poll func(trace.Symbol) bool
+	// Filter names the view's filter.
+	Filter string
+}
+
+// Explain returns where the traces whose NLRs under a view are normal and
+// faulty (loops in t) first part, and how, read on their whole call trees
+// (w); ok is false when they make the same calls under the view.
+func Explain(t *nlr.Table, normal, faulty nlr.Sequence, w Whole) (e Explanation, ok bool) {
+	f, ok := FirstDifference(t, normal, faulty)
+	if !ok {
+		return EndsInside(f, w, f.Common, f.Common)
+	}
+	return ExplainFirst(f, w, f.Common, f.Common), true
+}
+
+// EndsInside explains traces that make the same calls under the view (f,
+// from FirstDifference) but where one ends inside a call the other returns
+// from: a run that hung in its last call (MPI_Finalize, say). ok is false
+// when the whole traces show no such ending, or are not at hand.
+func EndsInside(f First, w Whole, normalCommon, faultyCommon uint64) (Explanation, bool) {
+	if w.Normal == nil || w.Faulty == nil || len(w.Normal) == len(w.Faulty) && slices.Equal(w.Normal, w.Faulty) {
+		return Explanation{}, false
+	}
+	e := ExplainFirst(f, w, normalCommon, faultyCommon)
+	if !e.Whole || e.Kind != EndsHere && e.Kind != NormalEnds {
+		return Explanation{}, false
+	}
+	return e, true
+}
+
+// window is how many callees after their common stretch an edit script is
+// made of, at each level.
+const explainWindow = 4096
+
+// maxMove is the longest stretch of calls a block may move across to be
+// read as the same calls in another order.
+const maxMove = 16
+
+// ExplainFirst explains the view's first difference f on the whole traces.
+// normalCommon and faultyCommon count the calls each trace makes, under
+// the view, before the place f names (f.Common, unless the normal
+// sequence was aligned to the faulty one).
+//
+// The place is found on the call trees: the last call both traces make
+// under the view before they part is the anchor; from the root down along
+// the calls that hold it, each level's callees are compared from the
+// anchor's on (a callee stands for its whole subtree), so that whatever
+// the filter hid before the anchor is passed over. The first change of a
+// minimal edit script decides: a call replaced by a call of the same
+// function is entered; otherwise the change is named at that level, by
+// its outermost calls.
+func ExplainFirst(f First, w Whole, normalCommon, faultyCommon uint64) Explanation {
+	e := Explanation{First: f, Filter: w.Filter, OrderVaries: f.OrderVaries, Unordered: f.Unordered}
+	if w.Normal == nil || w.Faulty == nil {
+		return fromFirst(e)
+	}
+	if normalCommon == faultyCommon {
+		// The view's NLRs may place the parting a little late (a loop
+		// one iteration longer, read where the loops end): the calls in
+		// common, counted one by one, bound it.
+		normalCommon = min(normalCommon, commonUnits(w.Normal, w.Faulty, w.Keep, w.Poll))
+		faultyCommon = normalCommon
+	}
+	x := &explainer{w: w}
+	x.path[0] = x.anchor(w.Normal, normalCommon)
+	x.path[1] = x.anchor(w.Faulty, faultyCommon)
+	r, ok := x.level(rootCall(w.Normal), rootCall(w.Faulty), 0, true)
+	if !ok {
+		// The view saw a difference the call trees do not show (a
+		// polling count, say): say what the view saw.
+		return fromFirst(e)
+	}
+	r.First, r.Whole, r.Filter, r.OrderVaries, r.Unordered = f, true, w.Filter, f.OrderVaries, f.Unordered
+	return r
+}
+
+// fromFirst fills an explanation from the view's first difference alone.
+func fromFirst(e Explanation) Explanation {
+	f := e.First
+	switch {
+	case f.Reordered:
+		e.Kind, e.Normal, e.Faulty = Reordered, f.NormalOrder, f.FaultyOrder
+	case f.FaultyEnded && len(f.Normal) > 0:
+		e.Kind, e.Normal, e.NormalMore = EndsHere, f.Normal, f.NormalMore
+	case f.NormalEnded && len(f.Faulty) > 0:
+		e.Kind, e.Faulty, e.FaultyMore = NormalEnds, f.Faulty, f.FaultyMore
+	case len(f.Faulty) == 0 && len(f.Normal) > 0:
+		e.Kind, e.Normal, e.NormalMore = Missing, f.Normal, f.NormalMore
+	case len(f.Normal) == 0 && len(f.Faulty) > 0:
+		e.Kind, e.Faulty, e.FaultyMore = Added, f.Faulty, f.FaultyMore
+	default:
+		e.Kind = Replaced
+		e.Normal, e.NormalMore, e.Faulty, e.FaultyMore = f.Normal, f.NormalMore, f.Faulty, f.FaultyMore
+	}
+	return e
+}
+
+type explainer struct {
+	w Whole
+	// path[r] holds the start events of the calls that hold the anchor in
+	// run r (normal, faulty), outermost first, the anchor's own last; nil
+	// when there is no anchor (the runs part at their first call).
+	path [2][]int
+}
+
+// anchor returns the calls that hold the last of the first common calls
+// of a trace under the view.
+func (x *explainer) anchor(events []trace.Symbol, common uint64) []int {
+	if common == 0 {
+		return nil
+	}
+	a := keptCall(events, x.w.Keep, x.w.Poll, common-1)
+	if a < 0 {
+		return nil
+	}
+	return openAt(events, a)
+}
+
+func hashes(cs []call) []uint64 {
+	h := make([]uint64, len(cs))
+	for i, c := range cs {
+		h[i] = c.hash
+	}
+	return h
+}
+
+// level explains how the callees of pn (normal) and pf (faulty), two
+// calls of one function, part, or reports that they do not (from the
+// anchor on, when anchored: the anchor is inside them, at depth).
+func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, bool) {
+	from, to := pn.inside()
+	kn := callees(x.w.Normal, from, to, x.w.Keep)
+	from, to = pf.inside()
+	kf := callees(x.w.Faulty, from, to, x.w.Keep)
+	an, af := 0, 0
+	if anchored && depth < len(x.path[0]) && depth < len(x.path[1]) {
+		an = slices.IndexFunc(kn, func(c call) bool { return c.start == x.path[0][depth] })
+		af = slices.IndexFunc(kf, func(c call) bool { return c.start == x.path[1][depth] })
+		if an < 0 || af < 0 || kn[an].sym != kf[af].sym {
+			an, af = 0, 0
+			anchored = false
+		}
+	} else {
+		anchored = false
+	}
+	hn, hf := hashes(kn), hashes(kf)
+	// The common stretch from the anchors on, then an edit script of a
+	// window after it.
+	p := 0
+	for an+p < len(hn) && af+p < len(hf) && hn[an+p] == hf[af+p] {
+		p++
+	}
+	a0, b0 := an+p, af+p
+	hunks := editHunks(hn[a0:min(len(hn), a0+explainWindow)], hf[b0:min(len(hf), b0+explainWindow)],
+		a0+explainWindow < len(hn), b0+explainWindow < len(hf))
+	for k := range hunks {
+		hunks[k].A += a0
+		hunks[k].B += b0
+	}
+	for k := 0; k < len(hunks); k++ {
+		substitute(hunks[k:], kn, kf, hn, hf)
+		h := hunks[k]
+		i0, j0 := h.A, h.B
+		switch {
+		case h.Del == 0 && h.Ins == 0:
+			continue
+		case h.Del > 0 && h.Ins > 0 && kn[i0].sym == kf[j0].sym:
+			// The same function with other calls inside: the change is in
+			// there. Below the anchor's own call nothing is passed over.
+			deeper := anchored && i0 == an && j0 == af && depth+1 < len(x.path[0]) && depth+1 < len(x.path[1])
+			r, ok := x.level(kn[i0], kf[j0], depth+1, deeper)
+			if ok {
+				x.around(&r, kn, hn, i0, kn[i0].sym)
+				return r, true
+			}
+			// Nothing differs after the anchor in there: the pair counts
+			// as common, and the rest of the change is read on.
+			if h.Del > 1 || h.Ins > 1 {
+				hunks[k] = hunk{A: i0 + 1, Del: h.Del - 1, B: j0 + 1, Ins: h.Ins - 1}
+				k--
+			}
+			continue
+		case h.Ins == 0 && j0 == len(kf) && pf.open:
+			// The faulty trace ends inside pf: named by the caller.
+			return Explanation{Kind: EndsHere, Normal: []trace.Symbol{pf.sym}, pending: true}, true
+		case h.Del == 0 && i0 == len(kn) && pn.open:
+			r := Explanation{Kind: NormalEnds}
+			x.side(&r, kf[j0:j0+h.Ins], false)
+			return r, true
+		}
+		r := x.change(kn, kf, hn, hf, hunks[k:])
+		return r, true
+	}
+	if len(hunks) == 0 && pf.open && !pn.open {
+		return Explanation{Kind: EndsHere, Normal: []trace.Symbol{pf.sym}, pending: true}, true
+	}
+	if len(hunks) == 0 && pn.open && !pf.open {
+		return Explanation{Kind: NormalEnds}, true
+	}
+	return Explanation{}, false
+}
+
+// substitute rewrites the first of hs, when it and the next are k calls
+// inserted and, a little later, k calls deleted across a stretch that
+// repeats every k calls (or deleted, then inserted), as the same calls
+// changed in place: k of a run of calls replaced by calls of the same
+// functions. Both scripts are as short; the change in place is the one
+// that happened (a time step whose inside changed, not a new time step
+// and one fewer at the end).
+func substitute(hs []hunk, kn, kf []call, hn, hf []uint64) {
+	if len(hs) < 2 {
+		return
+	}
+	h, g := hs[0], hs[1]
+	periodic := func(s []uint64, k int) bool {
+		for i := k; i < len(s); i++ {
+			if s[i] != s[i-k] {
+				return false
+			}
+		}
+		return true
+	}
+	sameFuncs := func(k int) bool {
+		for t := range k {
+			if kn[h.A+t].sym != kf[h.B+t].sym {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case h.Del == 0 && g.Ins == 0 && g.Del == h.Ins && g.A+g.Del <= len(hn) && h.A+h.Ins <= len(kn):
+		k := h.Ins
+		if !periodic(hn[h.A:g.A+k], k) || !sameFuncs(k) {
+			return
+		}
+	case h.Ins == 0 && g.Del == 0 && g.Ins == h.Del && g.B+g.Ins <= len(hf) && h.B+h.Del <= len(kf):
+		k := h.Del
+		if !periodic(hf[h.B:g.B+k], k) || !sameFuncs(k) {
+			return
+		}
+	default:
+		return
+	}
+	k := h.Del + h.Ins
+	hs[0] = hunk{A: h.A, Del: k, B: h.B, Ins: k}
+	// The calls in between now match one later (or earlier); the second
+	// hunk is spent.
+	hs[1] = hunk{A: g.A + g.Del, B: g.B + g.Ins}
+}
+
+// around completes an explanation found inside callee i of a level (sym
+// its function) with what the level adds: the callee's function joins
+// the call stack (unless the explanation names that very call: the trace
+// ends in it), and the loops around it come before those inside.
+func (x *explainer) around(r *Explanation, kn []call, hn []uint64, i int, sym trace.Symbol) {
+	loops := x.loopsAt(kn, hn, i)
+	r.Loops = append(loops, r.Loops...)
+	if r.pending {
+		// This level holds the call the trace ends in: its loops are
+		// around it, and its ordinal is among these siblings.
+		r.pending = false
+		if len(loops) == 0 {
+			r.Ordinal, r.Of = ordinal(kn, i)
+		}
+		return
+	}
+	r.Stack = append([]trace.Symbol{sym}, r.Stack...)
+}
+
+// loopsAt returns the loops around callee i of kn.
+func (x *explainer) loopsAt(kn []call, hn []uint64, i int) []LoopPlace {
+	if i >= len(kn) {
+		return nil
+	}
+	reps, iters := loopsAround(hn, i)
+	out := make([]LoopPlace, len(reps))
+	for j, r := range reps {
+		out[j] = LoopPlace{Body: kn[r.First].sym, Period: r.Period, Iteration: iters[j], Count: r.Count}
+	}
+	return out
+}
+
+// ordinal returns which of the calls of callee i's function among kn it
+// is, and how many there are, when there are several.
+func ordinal(kn []call, i int) (nth, of int) {
+	for j, c := range kn {
+		if c.sym != kn[i].sym {
+			continue
+		}
+		of++
+		if j <= i {
+			nth++
+		}
+	}
+	if of < 2 {
+		return 0, 0
+	}
+	return nth, of
+}
+
+// side lists the calls cs of one side of a change.
+func (x *explainer) side(r *Explanation, cs []call, normal bool) {
+	syms := make([]trace.Symbol, 0, min(len(cs), maxStretch))
+	calls, kept := 0, 0
+	for j, c := range cs {
+		if j < maxStretch {
+			syms = append(syms, c.sym)
+		}
+		calls += c.calls
+		kept += c.kept
+	}
+	more := max(0, len(cs)-maxStretch)
+	if normal {
+		r.Normal, r.NormalMore, r.NormalCalls, r.NormalKept = syms, more, calls, kept
+	} else {
+		r.Faulty, r.FaultyMore, r.FaultyCalls, r.FaultyKept = syms, more, calls, kept
+	}
+}
+
+// change names the first change hs[0] of a level whose callees are kn and
+// kf (hashes hn, hf), the changes after it at hand to tell a move.
+func (x *explainer) change(kn, kf []call, hn, hf []uint64, hs []hunk) Explanation {
+	h := hs[0]
+	i0, j0 := h.A, h.B
+	var r Explanation
+	if m, ok := moved(h, hn, hf); ok {
+		if h.Ins == 0 {
+			x.order(&r, kn[i0:i0+h.Del+m], kf[j0:j0+h.Del+m])
+		} else {
+			x.order(&r, kn[i0:i0+h.Ins+m], kf[j0:j0+h.Ins+m])
+		}
+		if !slices.Equal(r.Normal, r.Faulty) {
+			r.Kind = Reordered
+			r.Loops = x.loopsAt(kn, hn, i0)
+			if len(r.Loops) == 0 {
+				r.Ordinal, r.Of = ordinal(kn, i0)
+			}
+			return r
+		}
+		r = Explanation{}
+	}
+	switch {
+	case h.Ins == 0:
+		if x.countChanged(&r, kn, hn, i0, h.Del, nil) {
+			return r
+		}
+		r.Kind = Missing
+		x.side(&r, kn[i0:i0+h.Del], true)
+	case h.Del == 0:
+		if x.countChanged(&r, kn, hn, i0, h.Ins, hf[j0:j0+h.Ins]) {
+			return r
+		}
+		r.Kind = Added
+		x.side(&r, kf[j0:j0+h.Ins], false)
+		r.Loops = x.loopsAt(kn, hn, i0)
+		if len(r.Loops) == 0 {
+			r.Ordinal, r.Of = ordinal(kf, j0)
+		}
+		return r
+	default:
+		r.Kind = Replaced
+		x.side(&r, kn[i0:i0+h.Del], true)
+		x.side(&r, kf[j0:j0+h.Ins], false)
+	}
+	r.Loops = x.loopsAt(kn, hn, i0)
+	if len(r.Loops) == 0 {
+		r.Ordinal, r.Of = ordinal(kn, i0)
+	}
+	return r
+}
+
+// moved reports whether the first change h, k calls deleted (or
+// inserted), is those calls moved later (earlier) across m others, at most
+// maxMove: the calls that follow the block in one run precede it in the
+// other, the runs are aligned again right after, and the caller makes as
+// many calls in both (a move leaves as many calls; a call missing and the
+// same call further on by chance do not, nor a run of calls one shorter
+// before another one longer).
+func moved(h hunk, hn, hf []uint64) (m int, ok bool) {
+	a, b := hn[h.A:], hf[h.B:]
+	k := h.Del
+	if h.Del == 0 {
+		a, b, k = b, a, h.Ins
+	} else if h.Ins != 0 {
+		return 0, false
+	}
+	// a begins with the block, which b has m calls later.
+	for m = 1; m <= maxMove && k+m <= len(a) && k+m <= len(b); m++ {
+		if !slices.Equal(a[:k], b[m:m+k]) || !slices.Equal(a[k:k+m], b[:m]) {
+			continue
+		}
+		// As many calls left in both, and the runs aligned again right
+		// after the stretch (a later iteration may be reordered too).
+		if len(a) == len(b) && (len(a) == k+m || a[k+m] == b[k+m]) {
+			return m, true
+		}
+	}
+	return 0, false
+}
+
+// order sets the calls of a stretch in each run's order.
+func (x *explainer) order(r *Explanation, normal, faulty []call) {
+	x.side(r, normal, true)
+	x.side(r, faulty, false)
+}
+
+// countChanged reports whether n callees deleted at i (ins nil) or the
+// callees ins inserted before i are whole iterations of a loop there, and
+// if so says so in r: the loops around that loop, the loop with the first
+// iteration only one run has, and both counts.
+func (x *explainer) countChanged(r *Explanation, kn []call, hn []uint64, i, n int, ins []uint64) bool {
+	try := func(at int) bool {
+		if at < 0 || at >= len(kn) {
+			return false
+		}
+		reps, iters := loopsAround(hn, at)
+		for j, l := range reps {
+			if n%l.Period != 0 || i < l.First || i > l.Tail {
+				continue
+			}
+			if ins == nil && i+n > l.Tail {
+				continue
+			}
+			if ins != nil {
+				same := true
+				for t, v := range ins {
+					same = same && v == hn[l.First+(i-l.First+t)%l.Period]
+				}
+				if !same {
+					continue
+				}
+			}
+			r.Kind = CountChanged
+			for k := range j {
+				r.Loops = append(r.Loops, LoopPlace{Body: kn[reps[k].First].sym, Period: reps[k].Period, Iteration: iters[k], Count: reps[k].Count})
+			}
+			lp := LoopPlace{Body: kn[l.First].sym, Period: l.Period}
+			if ins == nil {
+				r.Counts = [2]int{l.Count, l.Count - n/l.Period}
+				lp.Iteration, lp.Count = r.Counts[1]+1, l.Count
+			} else {
+				r.Counts = [2]int{l.Count, l.Count + n/l.Period}
+				lp.Iteration, lp.Count = l.Count+1, r.Counts[1]
+			}
+			r.Loop = &lp
+			r.Normal = []trace.Symbol{lp.Body}
+			return true
+		}
+		return false
+	}
+	if try(i) {
+		return true
+	}
+	// Calls inserted after a loop may be placed a few calls past its end
+	// (the calls after it begin as its body does): the loop holds one of
+	// the calls before.
+	for at := i - 1; ins != nil && at >= max(0, i-n); at-- {
+		if try(at) {
+			return true
+		}
+	}
+	return false
+}
+
+// Text says where the traces part and how, in one line: "first
+// difference: iteration 6 of 12 of the loop over step, in main > run:
+// halo::Exchanger::exchange missing (with the 19 calls it makes)". name
+// names symbols.
+func (e Explanation) Text(name func(trace.Symbol) string) string {
+	var stack []string
+	for _, s := range e.Stack {
+		stack = append(stack, name(s))
+	}
+	if !e.Whole {
+		return e.First.Text(name, stack)
+	}
+	var where []string
+	for _, l := range e.Loops {
+		where = append(where, fmt.Sprintf("iteration %d of %d of %s", l.Iteration, l.Count, loopName(l, name)))
+	}
+	w := strings.Join(where, " > ")
+	if len(stack) > 0 {
+		if w != "" {
+			w += ", "
+		}
+		w += "in " + strings.Join(stack, " > ")
+	}
+	if w == "" {
+		w = "at the top level"
+	}
+	calls := func(s []trace.Symbol, more int) string {
+		out := name(s[0])
+		if n := len(s) - 1 + more; n > 0 {
+			out += fmt.Sprintf(" and %s more %s", thousands(n), plural(n, "call", "calls"))
+		}
+		return out
+	}
+	with := func(s []trace.Symbol, more, total, kept int) string {
+		inside := total - len(s) - more
+		if inside <= 0 {
+			return ""
+		}
+		them := plural(len(s)+more, "it makes", "they make")
+		out := fmt.Sprintf(" (with the %s %s %s", thousands(inside), plural(inside, "call", "calls"), them)
+		if e.Filter != "" && e.Filter != "all" {
+			out += fmt.Sprintf(", %s of them under %s", thousands(kept), e.Filter)
+		}
+		return out + ")"
+	}
+	nth := func() string {
+		if e.Of < 2 {
+			return ""
+		}
+		return fmt.Sprintf(", the %s of its %d calls there", ordinalWord(e.Ordinal), e.Of)
+	}
+	list := func(s []trace.Symbol, more int) string {
+		var names []string
+		for _, x := range s[:min(len(s), maxReorder)] {
+			names = append(names, name(x))
+		}
+		if n := len(s) - min(len(s), maxReorder) + more; n > 0 {
+			names = append(names, fmt.Sprintf("and %s more", thousands(n)))
+		}
+		return strings.Join(names, ", ")
+	}
+	var what string
+	switch e.Kind {
+	case Missing:
+		what = calls(e.Normal, e.NormalMore) + " missing" + nth() + with(e.Normal, e.NormalMore, e.NormalCalls, e.NormalKept)
+	case Added:
+		what = calls(e.Faulty, e.FaultyMore) + " added" + nth() + with(e.Faulty, e.FaultyMore, e.FaultyCalls, e.FaultyKept)
+	case Reordered:
+		what = "the same calls in another order: " + list(e.Normal, e.NormalMore) + " in the normal run, " + list(e.Faulty, e.FaultyMore) + " in the faulty run"
+		if e.OrderVaries {
+			what += " (the normal runs order these calls differently too: an order the program does not fix, such as that of receives from any source)"
+		}
+	case CountChanged:
+		what = fmt.Sprintf("%s ran %s instead of %s", loopName(*e.Loop, name), times(e.Counts[1]), times(e.Counts[0]))
+	case EndsHere:
+		what = "the faulty trace ends here, inside " + name(e.Normal[0]) + nth() + ", which the normal run returns from"
+	case NormalEnds:
+		what = "the normal trace ends here"
+		if len(e.Faulty) > 0 {
+			what += "; the faulty run goes on with " + calls(e.Faulty, e.FaultyMore)
+		}
+	default:
+		what = calls(e.Normal, e.NormalMore) + " replaced by " + calls(e.Faulty, e.FaultyMore)
+	}
+	if u := e.Unordered; e.Kind != Reordered && len(u[0]) > 0 {
+		what += fmt.Sprintf(", where the normal runs make %s… and %s… in either order", name(u[0][0])+", "+name(u[0][min(1, len(u[0])-1)]), name(u[1][0])+", "+name(u[1][min(1, len(u[1])-1)]))
+	}
+	return "first difference: " + w + ": " + what
+}
+
+// loopName names a loop by its body's first call: "the loop over step",
+// "the loop over step and 4 more calls".
+func loopName(l LoopPlace, name func(trace.Symbol) string) string {
+	s := "the loop over " + name(l.Body)
+	if l.Period > 1 {
+		s += fmt.Sprintf(" and %s more %s", thousands(l.Period-1), plural(l.Period-1, "call", "calls"))
+	}
+	return s
+}
+
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%s times", thousands(n))
+}
+
+// ordinalWord writes 1 as "1st", 2 as "2nd", and so on.
+func ordinalWord(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}

@@ -1,0 +1,237 @@
+package rank
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// Parting is where the runs of one thread first part, and how: what a
+// diffNLR's first line says.
+type Parting struct {
+	Trace trace.ID
+	// Explanation is the place and the change, read on the whole call
+	// trees and anchored by the view's first difference
+	// (Explanation.First).
+	Explanation diffnlr.Explanation
+	// NewPair, when set, is what the line says instead: the first pair of
+	// calls no normal run makes (NLR.NewPair), where the normal runs vary
+	// by themselves.
+	NewPair *diffnlr.NewPair
+	// Stack holds the callers of the calls that differ, outermost first.
+	Stack []trace.Symbol
+	// Text is the sentence, "first difference: …".
+	Text string
+}
+
+// Explain says where trace i's runs first part under n's view, and how;
+// ok is false when they make the same calls there. The place is read on
+// the traces' whole call trees (diffnlr.ExplainFirst), every call counted,
+// with the loops of any body length around it; the view's first
+// difference only anchors it, so that what its filter hides before is
+// passed over. Where the events are not at hand (a summary whose run is
+// elsewhere), the view's own first difference is said, with no call stack,
+// and noStacks wraps decode.ErrNoEvents.
+//
+// With further normal runs, a pair of calls none of them makes is named
+// instead where the alignment of calls that vary anyway parts elsewhere,
+// and a reordering the normal runs show too is said to be the program's
+// own.
+func (n *NLR) Explain(i int) (p Parting, ok bool, noStacks, err error) {
+	c := n.c
+	t := c.IDs[i]
+	p.Trace = t
+	callStack := func(r int, k uint64) ([]trace.Symbol, error) {
+		st, err := c.CallStack(r, t, n.Filter, k)
+		if errors.Is(err, decode.ErrNoEvents) {
+			noStacks = err
+			return nil, nil
+		}
+		return st, err
+	}
+	// With noisy loop counts (further normal runs), the normal sequence
+	// aligned to the faulty one; NormalCall takes its call counts back to
+	// the normal run's.
+	blocks, normal, err := n.Diff(i)
+	if err != nil {
+		return p, false, nil, err
+	}
+	f, ok := diffnlr.FirstDifference(n.Table, normal, n.Seq(Faulty, i))
+	if !ok {
+		// The same calls; a faulty process that did not end normally may
+		// still have hung inside its last call.
+		if c.Runs[Faulty].Ending(t.Proc) == "" || n.Patched(i) || !c.Has(Normal, i) || !c.Has(Faulty, i) {
+			return p, false, nil, nil
+		}
+		w, noEvents, err := n.whole(t)
+		if err != nil || noEvents != nil {
+			return p, false, noEvents, err
+		}
+		x, ok := diffnlr.EndsInside(f, w, n.NormalCall(i, blocks, f.Common), f.Common)
+		if !ok {
+			return p, false, nil, nil
+		}
+		p.Explanation, p.Stack, p.Text = x, x.Stack, x.Text(c.Symbols.Label)
+		return p, true, nil, nil
+	}
+	// Where the normal runs vary, a pair of calls none of them makes says
+	// more than an alignment of calls that vary anyway, unless the
+	// alignment parts right there (f.Common calls in common: the faulty
+	// run's next call is the pair's second).
+	if np, at, ok := n.NewPair(i); ok && at != f.Common {
+		stack, err := callStack(Faulty, np.Call)
+		if err != nil {
+			return p, false, nil, err
+		}
+		prev, err := callStack(Faulty, np.Call-1)
+		if err != nil {
+			return p, false, nil, err
+		}
+		if len(stack) > 0 {
+			stack = stack[:len(stack)-1]
+		}
+		if len(prev) > 0 {
+			prev = prev[:len(prev)-1]
+		}
+		p.Explanation, p.NewPair, p.Stack = diffnlr.Explanation{First: f}, &np, stack
+		p.Text = np.Text(c.Symbols.Label, labels(c.Symbols, prev), labels(c.Symbols, stack))
+		return p, true, noStacks, nil
+	}
+	var w diffnlr.Whole
+	// A faulty trace whose run-wide changes were set aside is not the
+	// trace the view's NLR stands for: the view alone speaks for it.
+	if c.Has(Normal, i) && c.Has(Faulty, i) && !n.Patched(i) {
+		var noEvents error
+		w, noEvents, err = n.whole(t)
+		if err != nil {
+			return p, false, nil, err
+		}
+		if noEvents != nil {
+			noStacks = noEvents
+		}
+	}
+	x := diffnlr.ExplainFirst(f, w, n.NormalCall(i, blocks, f.Common), f.Common)
+	if !x.Whole {
+		// The call stack of the view's place: the normal run's call
+		// there, else the faulty run's.
+		var stack []trace.Symbol
+		switch {
+		case !f.NormalEnded && c.Has(Normal, i):
+			stack, err = callStack(Normal, n.NormalCall(i, blocks, f.Common))
+		case !f.FaultyEnded && !n.Patched(i) && c.Has(Faulty, i):
+			stack, err = callStack(Faulty, f.Common)
+		}
+		if err != nil {
+			return p, false, nil, err
+		}
+		if len(stack) > 0 {
+			stack = stack[:len(stack)-1] // the callers of the call that differs
+		}
+		x.Stack = stack
+	}
+	n.orderVaries(i, &x)
+	p.Explanation, p.Stack = x, x.Stack
+	p.Text = x.Text(c.Symbols.Label)
+	return p, true, noStacks, nil
+}
+
+// whole returns what an explanation reads of trace t's runs: their events
+// and the view's filter. noEvents, when set, says why the events are not
+// at hand (a summary whose run is elsewhere); w then has none.
+func (n *NLR) whole(t trace.ID) (w diffnlr.Whole, noEvents, err error) {
+	c := n.c
+	w = diffnlr.Whole{Keep: n.Filter.Compile(c.Symbols).Keep, Poll: c.quietPolling(n.Filter), Filter: n.Filter.Name()}
+	w.Normal, err = c.Events(Normal, t)
+	if err == nil {
+		w.Faulty, err = c.Events(Faulty, t)
+	}
+	if errors.Is(err, decode.ErrNoEvents) {
+		return diffnlr.Whole{}, err, nil
+	}
+	if err != nil {
+		return diffnlr.Whole{}, nil, err
+	}
+	return w, nil, nil
+}
+
+// orderVaries notes, with further normal runs, a reordering that they
+// show too (the program's own order), or calls that they make in either
+// order where the change lies.
+func (n *NLR) orderVaries(i int, x *diffnlr.Explanation) {
+	calls := append(slices.Clone(x.Normal), x.Faulty...)
+	if x.Kind != diffnlr.Reordered {
+		if a, b, ok := n.Unordered(calls); ok {
+			x.Unordered = [2][]trace.Symbol{a, b}
+		}
+		return
+	}
+	if _, _, ok := n.Unordered(calls); ok {
+		x.OrderVaries = true
+		return
+	}
+	for _, r := range n.c.Normals()[1:] {
+		if !n.c.Has(r, i) {
+			continue
+		}
+		g, ok := diffnlr.FirstDifference(n.Table, n.Seq(Normal, i), n.Seq(r, i))
+		if !ok {
+			continue
+		}
+		other := append(append(append(slices.Clone(g.Normal), g.Faulty...), g.NormalOrder...), g.FaultyOrder...)
+		for _, s := range x.Normal {
+			if slices.Contains(other, s) {
+				x.OrderVaries = true
+				return
+			}
+		}
+	}
+}
+
+// Events returns every event of trace id in run r (calls and returns).
+// For a run opened from its summary, the run summarised is read when it is
+// at hand; otherwise the error wraps decode.ErrNoEvents.
+func (c *Comparison) Events(r int, id trace.ID) ([]trace.Symbol, error) {
+	run := c.eventsOf(r)
+	if run == nil {
+		return nil, fmt.Errorf("%s: %w, and the run it summarises is not at %s from here (work in the directory summarize ran in, or give the runs themselves)", c.sums[r].s.Dir, decode.ErrNoEvents, c.sums[r].s.Run.Dir)
+	}
+	var out []trace.Symbol
+	err := run.Stream(id, func(chunk []trace.Symbol) error {
+		out = append(out, chunk...)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
+	}
+	return out, nil
+}
+
+// quietPolling returns the polling calls whose stretches the NLRs under f
+// read once each (see discoverers), or nil when they count every call.
+func (c *Comparison) quietPolling(f *filters.Filter) func(trace.Symbol) bool {
+	if c.opts.ExactPolling {
+		return nil
+	}
+	pm := Polling().Compile(c.Symbols)
+	m := f.Compile(c.Symbols)
+	for s := range c.Symbols.Len() {
+		if pm.Keep(trace.Symbol(s)) && m.Keep(trace.Symbol(s)) {
+			return pm.Keep
+		}
+	}
+	return nil
+}
+
+// labels names the symbols of a call stack.
+func labels(tab *trace.Table, stack []trace.Symbol) []string {
+	var out []string
+	for _, s := range stack {
+		out = append(out, tab.Label(s))
+	}
+	return out
+}
