@@ -608,6 +608,15 @@ func (e Explanation) Text(name func(trace.Symbol) string) string {
 		w = "at the top level"
 	}
 	calls := func(s []trace.Symbol, more int) string {
+		if more == 0 && len(s) <= 3 {
+			// A few calls are named each: the argument's accessor
+			// that comes first says less than the MPI_Isend after it.
+			var names []string
+			for _, x := range s {
+				names = append(names, name(x))
+			}
+			return strings.Join(names, ", ")
+		}
 		out := name(s[0])
 		if n := len(s) - 1 + more; n > 0 {
 			out += fmt.Sprintf(" and %s more %s", thousands(n), plural(n, "call", "calls"))
@@ -654,7 +663,11 @@ func (e Explanation) Text(name func(trace.Symbol) string) string {
 			what += " (the normal runs order these calls differently too: an order the program does not fix, such as that of receives from any source)"
 		}
 	case CountChanged:
-		what = fmt.Sprintf("%s ran %s instead of %s", loopName(*e.Loop, name), times(e.Counts[1]), times(e.Counts[0]))
+		was := times(e.Counts[0])
+		if e.Counts[0] > 2 && e.Counts[1] > 2 {
+			was = thousands(e.Counts[0]) // "5 times instead of 6"
+		}
+		what = fmt.Sprintf("%s ran %s instead of %s", loopName(*e.Loop, name), times(e.Counts[1]), was)
 	case EndsHere:
 		what = "the faulty trace ends here, inside " + name(e.Normal[0]) + nth() + ", which the normal run returns from"
 	case NormalEnds:

@@ -103,9 +103,13 @@ func (n *NLR) Explain(i int) (p Parting, ok bool, noStacks, err error) {
 		return p, true, noStacks, nil
 	}
 	var w diffnlr.Whole
-	// A faulty trace whose run-wide changes were set aside is not the
-	// trace the view's NLR stands for: the view alone speaks for it.
-	if c.Has(Normal, i) && c.Has(Faulty, i) && !n.Patched(i) {
+	// A faulty trace whose run-wide changes were set aside (the argument
+	// parsing of a bug's flag, say) is read as recorded, its place counted
+	// back to the recorded calls (FaultyCall); but where further normal
+	// runs show the program varying by itself, the view's alignment of
+	// its noise is not one the whole traces can follow, and the view
+	// alone speaks for such a trace.
+	if c.Has(Normal, i) && c.Has(Faulty, i) && (!n.Patched(i) || len(c.Normals()) == 1) {
 		var noEvents error
 		w, noEvents, err = n.whole(t)
 		if err != nil {
@@ -115,7 +119,7 @@ func (n *NLR) Explain(i int) (p Parting, ok bool, noStacks, err error) {
 			noStacks = noEvents
 		}
 	}
-	x := diffnlr.ExplainFirst(f, w, n.NormalCall(i, blocks, f.Common), f.Common)
+	x := diffnlr.ExplainFirst(f, w, n.NormalCall(i, blocks, f.Common), n.FaultyCall(i, f.Common))
 	if !x.Whole {
 		// The call stack of the view's place: the normal run's call
 		// there, else the faulty run's.

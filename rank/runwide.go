@@ -187,3 +187,42 @@ func (n *NLR) seqs(r int) []nlr.Sequence {
 // sees (Seq) had run-wide changes undone, so that it is not the recorded
 // one.
 func (n *NLR) Patched(i int) bool { return n.analysed != nil && n.analysed[i] != nil }
+
+// FaultyCall returns, for the k-th call of the faulty NLR of trace IDs[i]
+// as the analysis sees it (Seq, run-wide changes undone), the number of
+// the same call in the trace as recorded: where a run-wide change was
+// undone, the calls before it count as recorded (a call inside the undone
+// stretch maps to the recorded stretch, no further than its end). For an
+// unpatched trace it is k.
+func (n *NLR) FaultyCall(i int, k uint64) uint64 {
+	if !n.Patched(i) {
+		return k
+	}
+	wide := map[string]bool{}
+	for _, ch := range n.RunWide {
+		wide[ch.key()] = true
+	}
+	blocks, err := diffnlr.Diff(n.Seqs[Normal][i], n.Seqs[Faulty][i])
+	if err != nil {
+		return k
+	}
+	var seen, rec uint64 // calls before, as the analysis sees them and as recorded
+	for _, st := range stretches(blocks) {
+		var sees, recorded uint64
+		switch {
+		case st.common:
+			sees = n.Table.Calls(st.Normal)
+			recorded = sees
+		case wide[st.key()]:
+			sees, recorded = n.Table.Calls(st.Normal), n.Table.Calls(st.Faulty)
+		default:
+			sees = n.Table.Calls(st.Faulty)
+			recorded = sees
+		}
+		if seen+sees > k {
+			return rec + min(k-seen, recorded)
+		}
+		seen, rec = seen+sees, rec+recorded
+	}
+	return rec + (k - seen)
+}
