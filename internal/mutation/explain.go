@@ -22,6 +22,12 @@ type Base struct {
 	Symbols *trace.Table
 	IDs     []trace.ID
 	Events  [][]trace.Symbol
+	// RunWide, when set, makes WriteRun plant a run-wide change besides
+	// the mutation: in the main thread of every process, a copy of main's
+	// first leaf call right at main's start, as parsing a bug's flag on
+	// every rank adds calls the normal run does not make. rank sets such
+	// changes aside; the answer stays the mutation's.
+	RunWide bool
 	trees   []*Tree
 }
 

@@ -36,49 +36,50 @@ func (b *Base) WriteRun(dir string, i int, m *Mutation) error {
 	if err != nil {
 		return fmt.Errorf("mutation: %w", err)
 	}
+	// The main threads' traces, where a run-wide change is planted.
+	mains := map[string]bool{}
+	if b.RunWide {
+		for _, id := range b.IDs {
+			if t, ok := b.Run.Trace(id); ok && id.Thread == 0 {
+				mains[filepath.Clean(t.Path)] = true
+			}
+		}
+	}
 	for _, en := range entries {
 		name := en.Name()
-		if !en.Type().IsRegular() || name == decode.ManifestName || strings.HasPrefix(name, ".") || filepath.Join(b.Dir, name) == filepath.Clean(tf.Path) {
+		from := filepath.Join(b.Dir, name)
+		if !en.Type().IsRegular() || name == decode.ManifestName || strings.HasPrefix(name, ".") || from == filepath.Clean(tf.Path) {
 			continue
 		}
-		if err := copyFile(filepath.Join(b.Dir, name), filepath.Join(dir, name)); err != nil {
+		if mains[from] {
+			vals, err := readValues(from)
+			if err != nil {
+				return err
+			}
+			if _, err := writeValues(filepath.Join(dir, name), runWide(vals)); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := copyFile(from, filepath.Join(dir, name)); err != nil {
 			return err
 		}
 	}
 	// The trace: its raw values, one per event, mutated alike.
-	in, err := os.Open(tf.Path)
+	vals, err := readValues(tf.Path)
 	if err != nil {
-		return fmt.Errorf("mutation: %w", err)
-	}
-	vals, err := parlot.ReadAll(in, tf.Path, 0)
-	in.Close()
-	if err != nil {
-		return fmt.Errorf("mutation: %w", err)
+		return err
 	}
 	if len(vals) != len(b.Events[i]) {
 		return fmt.Errorf("mutation: %s: %d values but %d events", tf.Path, len(vals), len(b.Events[i]))
 	}
 	vals = Apply(m, vals)
-	path := filepath.Join(dir, filepath.Base(tf.Path))
-	out, err := os.Create(path)
+	if mains[filepath.Clean(tf.Path)] {
+		vals = runWide(vals)
+	}
+	st, err := writeValues(filepath.Join(dir, filepath.Base(tf.Path)), vals)
 	if err != nil {
-		return fmt.Errorf("mutation: %w", err)
-	}
-	w := parlot.NewWriter(out)
-	if err := w.Write(vals); err != nil {
-		out.Close()
-		return fmt.Errorf("mutation: %s: %w", path, err)
-	}
-	if err := w.Close(); err != nil {
-		out.Close()
-		return fmt.Errorf("mutation: %s: %w", path, err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("mutation: %w", err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("mutation: %w", err)
+		return err
 	}
 	man := b.Run.Manifest
 	if man == nil {
@@ -111,6 +112,60 @@ func (b *Base) WriteRun(dir string, i int, m *Mutation) error {
 		return fmt.Errorf("mutation: %w", err)
 	}
 	return nil
+}
+
+// readValues reads the raw values of the ParLOT trace at path.
+func readValues(path string) ([]uint16, error) {
+	in, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("mutation: %w", err)
+	}
+	defer in.Close()
+	vals, err := parlot.ReadAll(in, path, 0)
+	if err != nil {
+		return nil, fmt.Errorf("mutation: %w", err)
+	}
+	return vals, nil
+}
+
+// writeValues writes vals as a ParLOT trace at path.
+func writeValues(path string, vals []uint16) (os.FileInfo, error) {
+	out, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("mutation: %w", err)
+	}
+	w := parlot.NewWriter(out)
+	if err := w.Write(vals); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("mutation: %s: %w", path, err)
+	}
+	if err := w.Close(); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("mutation: %s: %w", path, err)
+	}
+	if err := out.Close(); err != nil {
+		return nil, fmt.Errorf("mutation: %w", err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("mutation: %w", err)
+	}
+	return st, nil
+}
+
+// runWide returns vals, a main thread's trace, with a copy of its first
+// leaf call (a call whose return comes next) inserted right after the
+// first call's entry, main's: the same change in every process.
+func runWide(vals []uint16) []uint16 {
+	if len(vals) < 3 || vals[0] == 0 {
+		return vals
+	}
+	for k := 1; k+1 < len(vals); k++ {
+		if vals[k] != 0 && vals[k+1] == 0 {
+			return slices.Insert(slices.Clone(vals), 1, vals[k], 0)
+		}
+	}
+	return vals
 }
 
 func copyFile(from, to string) error {
