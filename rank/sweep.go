@@ -296,7 +296,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 			parted = p != id
 			id = p
 		}
-		v, ok, err := Suggest(rk.Rows, id, fold)
+		v, ok, err := Suggest(rk.Rows, id, rk.Filters[len(rk.Filters)-1], fold)
 		if err != nil {
 			return nil, err
 		}
