@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/summary"
@@ -61,6 +62,9 @@ type Comparison struct {
 	has     [][]bool      // has[run][i]: IDs[i] exists in that run
 	sums    []*summarized // sums[run]: the run's summary, nil when the run is read itself
 	opts    Options
+	// events, while Suggest judges its candidate views, keeps the events
+	// Events reads, so that each trace is read once.
+	events atomic.Pointer[eventCache]
 }
 
 // Open opens the run directories dirs (one run, or a normal and a faulty run

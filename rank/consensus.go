@@ -1,7 +1,9 @@
 package rank
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/difftrace/difftrace/trace"
 )
@@ -72,4 +74,39 @@ func Top(votes []Vote) []Vote {
 		out = append(out, v)
 	}
 	return out
+}
+
+// weak reports whether a consensus leading to the view v is too weak to
+// point at a trace, and says why: the leader was the top suspect in under a
+// quarter of the combinations (rows), and either no combination found a
+// process suspect at all (the threads' noise cancels out over a process),
+// or others led combinations too while, under v, the leader changed only
+// in how many times its loops iterate (what a program's own nondeterminism
+// changes, v.CountsOnly). A view that comes from a hang (v.Culprit,
+// v.Parted) is never weak: the run's ending points at it.
+func weak(threads, processes []Vote, rows int, v View) (why string, ok bool) {
+	if v.Culprit != "" || v.Parted || len(threads) == 0 || threads[0].First == 0 || threads[0].First*4 >= rows {
+		return "", false
+	}
+	lead := threads[0]
+	share := fmt.Sprintf("%s was the most suspicious in only %d of %d combinations", lead.ID, lead.First, rows)
+	if len(processes) == 0 || processes[0].First == 0 {
+		return share + ", and no combination found a process suspect", true
+	}
+	var others []string
+	for _, o := range threads[1:] {
+		if o.First > 0 {
+			others = append(others, o.ID.String())
+		}
+	}
+	if !v.CountsOnly || len(others) == 0 {
+		return "", false
+	}
+	more := ""
+	if len(others) > 3 {
+		more = fmt.Sprintf(" and %d more", len(others)-3)
+		others = others[:3]
+	}
+	return fmt.Sprintf("%s, %s%s in some of the rest, and its calls changed only in how many times loops ran (filter %s, K %d), as they do in a program that varies by itself",
+		share, strings.Join(others, ", "), more, v.Filter, v.K), true
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/diffnlr"
@@ -200,6 +201,42 @@ func (n *NLR) orderVaries(i int, x *diffnlr.Explanation) {
 // For a run opened from its summary, the run summarised is read when it is
 // at hand; otherwise the error wraps decode.ErrNoEvents.
 func (c *Comparison) Events(r int, id trace.ID) ([]trace.Symbol, error) {
+	if ec := c.events.Load(); ec != nil {
+		ec.mu.Lock()
+		defer ec.mu.Unlock()
+		k := eventKey{r, id}
+		if ev, ok := ec.m[k]; ok {
+			return ev, nil
+		}
+		ev, err := c.readEvents(r, id)
+		if err == nil {
+			ec.m[k] = ev
+		}
+		return ev, err
+	}
+	return c.readEvents(r, id)
+}
+
+// eventCache holds the events of traces read once (Comparison.events).
+type eventCache struct {
+	mu sync.Mutex
+	m  map[eventKey][]trace.Symbol
+}
+
+type eventKey struct {
+	run int
+	id  trace.ID
+}
+
+// keepEvents has Events keep what it reads until done is called.
+func (c *Comparison) keepEvents() (done func()) {
+	if !c.events.CompareAndSwap(nil, &eventCache{m: map[eventKey][]trace.Symbol{}}) {
+		return func() {} // kept already, by an outer caller
+	}
+	return func() { c.events.Store(nil) }
+}
+
+func (c *Comparison) readEvents(r int, id trace.ID) ([]trace.Symbol, error) {
 	run := c.eventsOf(r)
 	if run == nil {
 		return nil, fmt.Errorf("%s: %w, and the run it summarises is not at %s from here (work in the directory summarize ran in, or give the runs themselves)", c.sums[r].s.Dir, decode.ErrNoEvents, c.sums[r].s.Run.Dir)

@@ -45,13 +45,19 @@ type Fold func(filters []string, ks []int) ([]*NLR, error)
 // candidates are the filters and K of the rows where id was the top
 // suspect; failing those, of the rows where it was a suspect; failing
 // those, every filter and K of the rows. Among the first candidates whose
-// diff is not empty, a view where the traces part while both go on beats
-// one where they part only because one of them ends (a hang seen through a
-// filter that keeps none of the calls after it), then the one with the
-// fewest changed elements wins; a tie goes to the better-ranked row. ok is
-// false when no filter of the rows shows id changed. fold is called once
-// per group of candidates tried.
-func Suggest(rows []Row, id trace.ID, fold Fold) (v View, ok bool, err error) {
+// diff is not empty, a view that shows the change beats one that does not
+// (see NLR.showsChange: its first difference, read on the whole traces,
+// is the one the broadest filter's view finds, and its filter keeps calls
+// of it: a filter that keeps only the OpenMP runtime's calls may part
+// first at an unrelated parallel region); then a view where the traces
+// part while both go on beats one where they part only because one of
+// them ends (a hang seen through a filter that keeps none of the calls
+// after it), then the one with the fewest changed elements wins; a tie
+// goes to the better-ranked row. broadest names the grid's broadest filter
+// ("all"; "" for none). ok is false when no filter of the rows shows id
+// changed. fold is called once per group of candidates tried, and once
+// more for the broadest filter.
+func Suggest(rows []Row, id trace.ID, broadest string, fold Fold) (v View, ok bool, err error) {
 	type pair struct {
 		filter string
 		k      int
@@ -99,20 +105,65 @@ func Suggest(rows []Row, id trace.ID, fold Fold) (v View, ok bool, err error) {
 		if err != nil {
 			return v, false, err
 		}
-		bestEnds := false
+		type candidate struct {
+			n       *NLR
+			p       pair
+			changes int
+			ends    bool
+		}
+		var shown []candidate
 		for _, p := range cand {
 			n := nlrs[slices.Index(fs, p.filter)*len(ks)+slices.Index(ks, p.k)]
 			changes, err := n.Changes(id)
 			if err != nil {
 				return v, false, err
 			}
-			if changes == 0 {
-				continue
+			if changes > 0 {
+				shown = append(shown, candidate{n, p, changes, n.partsAtAnEnd(id)})
 			}
-			ends := n.partsAtAnEnd(id)
-			if !ok || (bestEnds && !ends) || (bestEnds == ends && changes < v.Changes) {
-				v, ok, bestEnds = View{Trace: id, Filter: p.filter, K: p.k, Changes: changes, Why: why}, true, ends
+		}
+		// Today's order (a view parting while both go on, then the fewest
+		// changes, then the better row), then the first that shows the
+		// change: each view judged only until one does, each trace's
+		// events read once.
+		slices.SortStableFunc(shown, func(a, b candidate) int {
+			if a.ends != b.ends {
+				if b.ends {
+					return -1
+				}
+				return 1
 			}
+			return a.changes - b.changes
+		})
+		if len(shown) > 0 {
+			best := shown[0]
+			if len(shown) > 1 {
+				done := best.n.c.keepEvents()
+				var refs []*NLR
+				if broadest != "" {
+					if refs, err = fold([]string{broadest}, ks); err != nil {
+						done()
+						return v, false, err
+					}
+				}
+				for _, cd := range shown {
+					var ref *NLR
+					if refs != nil {
+						ref = refs[slices.Index(ks, cd.p.k)]
+					}
+					shows, err := cd.n.showsChange(id, ref)
+					if err != nil {
+						done()
+						return v, false, err
+					}
+					if shows {
+						best = cd
+						break
+					}
+				}
+				done()
+			}
+			v, ok = View{Trace: id, Filter: best.p.filter, K: best.p.k, Changes: best.changes, Why: why}, true
 		}
 		if ok {
 			return v, true, nil
@@ -150,6 +201,60 @@ func (n *NLR) partsAtAnEnd(id trace.ID) bool {
 	for _, i := range n.c.indexesOf(id) {
 		f, ok := diffnlr.FirstDifference(n.Table, n.Seq(Normal, i), n.Seq(Faulty, i))
 		if ok && !f.NormalEnded && !f.FaultyEnded {
+			return false
+		}
+	}
+	return true
+}
+
+// showsChange reports whether n's view shows the change of id: for the
+// first thread of id whose calls differ under the view, its explanation
+// (read on the whole traces, NLR.Explain) names calls of which the view's
+// filter keeps some, and, when ref (the broadest filter's view) explains
+// that thread too, the same calls at the same place (callers and loop
+// iterations). Where the explanation cannot be read on the whole traces
+// (the events are elsewhere, or further normal runs name a new pair of
+// calls instead), the view is taken to show it.
+func (n *NLR) showsChange(id trace.ID, ref *NLR) (bool, error) {
+	for _, i := range n.c.indexesOf(id) {
+		if n.Seq(Normal, i).Equal(n.Seq(Faulty, i)) {
+			continue
+		}
+		p, ok, noStacks, err := n.Explain(i)
+		if err != nil {
+			return false, err
+		}
+		x := p.Explanation
+		if !ok || noStacks != nil || p.NewPair != nil || !x.Whole {
+			return true, nil
+		}
+		if x.NormalKept+x.FaultyKept == 0 {
+			return false, nil
+		}
+		if ref == nil || ref == n {
+			return true, nil
+		}
+		q, ok, noStacks, err := ref.Explain(i)
+		if err != nil {
+			return false, err
+		}
+		y := q.Explanation
+		if !ok || noStacks != nil || q.NewPair != nil || !y.Whole {
+			return true, nil
+		}
+		return sameChange(x, y), nil
+	}
+	return true, nil
+}
+
+// sameChange reports whether two explanations name the same change: the
+// same kind, calls, callers and loop iterations.
+func sameChange(x, y diffnlr.Explanation) bool {
+	if x.Kind != y.Kind || !slices.Equal(x.Normal, y.Normal) || !slices.Equal(x.Faulty, y.Faulty) || !slices.Equal(x.Stack, y.Stack) || len(x.Loops) != len(y.Loops) {
+		return false
+	}
+	for j := range x.Loops {
+		if x.Loops[j].Body != y.Loops[j].Body || x.Loops[j].Iteration != y.Loops[j].Iteration {
 			return false
 		}
 	}

@@ -131,8 +131,13 @@ type Ranking struct {
 	// Suggestion is where to look at how the consensus top changed (see
 	// Suggest): the thread that leads the thread consensus, or its process
 	// when every process has one thread. It is nil when no row found a
-	// suspect.
+	// suspect, or when the consensus is weak (NoClearSuspect).
 	Suggestion *View `json:"suggestion,omitempty"`
+	// NoClearSuspect, when set, says why no view is suggested though a
+	// row found a suspect: the consensus is too weak to point at a trace
+	// (see weak), as between two normal runs of a program that varies by
+	// itself.
+	NoClearSuspect string `json:"no_clear_suspect,omitempty"`
 }
 
 // RunWide is what one filter and K found changed alike in every process.
@@ -291,7 +296,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 			parted = p != id
 			id = p
 		}
-		v, ok, err := Suggest(rk.Rows, id, fold)
+		v, ok, err := Suggest(rk.Rows, id, rk.Filters[len(rk.Filters)-1], fold)
 		if err != nil {
 			return nil, err
 		}
@@ -302,6 +307,9 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 			if nl, err := fold([]string{v.Filter}, []int{v.K}); err == nil {
 				rk.Notes = append(rk.Notes, nl[0].UnfoldedNotes(v.Trace)...)
 				rk.Suggestion.CountsOnly = len(c.Runs) == 2 && nl[0].countsOnly(v.Trace)
+			}
+			if why, ok := weak(rk.ThreadVotes, rk.ProcessVotes, len(rk.Rows), *rk.Suggestion); ok {
+				rk.Suggestion, rk.NoClearSuspect = nil, why
 			}
 		}
 	}

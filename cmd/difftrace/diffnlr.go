@@ -200,7 +200,11 @@ func (f *diffNLRFlags) pickView(c *rank.Comparison, p *picking, id trace.ID) (so
 			}
 			return c.Recognize(fs, ks)
 		}
-		found, ok, err := rank.Suggest(rk.Rows, id, fold)
+		broadest := ""
+		if len(rk.Filters) > 0 {
+			broadest = rk.Filters[len(rk.Filters)-1]
+		}
+		found, ok, err := rank.Suggest(rk.Rows, id, broadest, fold)
 		if err != nil {
 			return "", "", err
 		}

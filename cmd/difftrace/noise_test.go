@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -147,4 +148,47 @@ func TestRankNoiseOpenMP(t *testing.T) {
 		return
 	}
 	t.Error(strings.Join(msgs, "\n"))
+}
+
+// Two committed normal runs of the task farm, one given as faulty: the
+// farm's own variation puts a worker first in a few combinations, with
+// only its loop counts changed. rank says there is no clear suspect and
+// why, suggests no diff, and leaves no suggestion in the session; diffnlr
+// of a trace named still shows its diff.
+func TestRankNoClearSuspect(t *testing.T) {
+	a, err := filepath.Abs("../../testdata/noise/farm-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := filepath.Abs("../../testdata/noise/farm-2")
+	work := t.TempDir()
+	r := difftraceAt(t, work, nil, "rank", a, b)
+	out := string(r.stdout)
+	if r.code != 0 {
+		t.Fatalf("rank: exit %d\n%s", r.code, r.stderr)
+	}
+	if !regexp.MustCompile(`(?m)^how it changed: no clear suspect: \S+ was the most suspicious in only \d+ of \d+ combinations, .*only in how many times loops ran`).MatchString(out) {
+		t.Errorf("rank of two normal runs does not say there is no clear suspect:\n%s", out)
+	}
+	if strings.Contains(out, "difftrace diffnlr") {
+		t.Errorf("rank of two normal runs suggests a diff:\n%s", out)
+	}
+	var s struct {
+		Suggestion *json.RawMessage `json:"suggestion"`
+		TopThread  string           `json:"top_thread"`
+	}
+	data, err := os.ReadFile(filepath.Join(work, sessionDir, sessionFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Suggestion != nil || s.TopThread == "" {
+		t.Errorf("session: %s\nwant no suggestion and the consensus leader", data)
+	}
+	d := difftraceAt(t, work, nil, "diffnlr", s.TopThread, "--color", "never")
+	if d.code != 0 || !strings.Contains(string(d.stdout), "first difference: ") {
+		t.Errorf("diffnlr %s: exit %d\n%s%s", s.TopThread, d.code, d.stdout, d.stderr)
+	}
 }

@@ -425,6 +425,15 @@ func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, hung *h
 				"        the one that caused it: %s is the first of the leading traces whose calls part from its normal\n"+
 				"        run while both go on; the others only stopped earlier.\n", v.Trace)
 		}
+	case rk.NoClearSuspect != "":
+		fmt.Fprintf(out, "\nhow it changed: no clear suspect: %s; no diff is suggested.\n", rk.NoClearSuspect)
+		if len(rk.AlsoNormal) == 0 {
+			fmt.Fprintf(out, "        If the program varies by itself (receives from any source, dynamic schedules, work stealing),\n"+
+				"        record the normal run once more and give it with --also-normal: what changes between normal runs\n"+
+				"        then counts as noise. diffnlr still shows the diff of a trace you name.\n")
+		} else {
+			fmt.Fprintf(out, "        diffnlr still shows the diff of a trace you name.\n")
+		}
 	case len(rk.ThreadVotes) > 0 && rk.ThreadVotes[0].First > 0:
 		fmt.Fprintf(out, "\nhow it changed: no filter shows a change in the calls of %s\n", rk.ThreadVotes[0].ID)
 	case len(rk.RunWide) > 0:

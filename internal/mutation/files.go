@@ -266,7 +266,7 @@ func suggest(c *rank.Comparison, id trace.ID) (*View, error) {
 			}
 			return c.Recognize(fs, ks)
 		}
-		found, ok, err := rank.Suggest(rk.Rows, id, fold)
+		found, ok, err := rank.Suggest(rk.Rows, id, rk.Filters[len(rk.Filters)-1], fold)
 		if err != nil {
 			return nil, fmt.Errorf("mutation: %w", err)
 		}
