@@ -234,6 +234,17 @@ func (x *explainer) anchor(events []trace.Symbol, common uint64) []int {
 	return openAt(events, a)
 }
 
+// keptNone reports whether the calls cs keep none of the calls a view's
+// filter keeps, in them or below.
+func keptNone(cs []call) bool {
+	for _, c := range cs {
+		if c.kept > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func hashes(cs []call) []uint64 {
 	h := make([]uint64, len(cs))
 	for i, c := range cs {
@@ -251,12 +262,19 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 	from, to = pf.inside()
 	kf := callees(x.w.Faulty, from, to, x.w.Keep)
 	an, af := 0, 0
+	hidden := false // pass over changes of calls the filter keeps none of
 	if anchored && depth < len(x.path[0]) && depth < len(x.path[1]) {
 		an = slices.IndexFunc(kn, func(c call) bool { return c.start == x.path[0][depth] })
 		af = slices.IndexFunc(kf, func(c call) bool { return c.start == x.path[1][depth] })
 		if an < 0 || af < 0 || kn[an].sym != kf[af].sym {
+			// The anchors lie in calls of different functions: the
+			// view, counting only the calls its filter keeps, read the
+			// change later than it is (one of two alike parallel
+			// regions missing reads as the last one missing). Read from
+			// the start, passing over the changes the view cannot see.
 			an, af = 0, 0
 			anchored = false
+			hidden = true
 		}
 	} else {
 		anchored = false
@@ -281,6 +299,10 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 		i0, j0 := h.A, h.B
 		switch {
 		case h.Del == 0 && h.Ins == 0:
+			continue
+		case hidden && keptNone(kn[i0:i0+h.Del]) && keptNone(kf[j0:j0+h.Ins]):
+			// Arguments parsed for a bug's flag, say: not what the
+			// view saw.
 			continue
 		case h.Del > 0 && h.Ins > 0 && kn[i0].sym == kf[j0].sym:
 			// The same function with other calls inside: the change is in
