@@ -146,12 +146,13 @@ func Suggest(rows []Row, id trace.ID, broadest string, fold Fold) (v View, ok bo
 						return v, false, err
 					}
 				}
+				memo := refExplanations{}
 				for _, cd := range shown {
 					var ref *NLR
 					if refs != nil {
 						ref = refs[slices.Index(ks, cd.p.k)]
 					}
-					shows, err := cd.n.showsChange(id, ref)
+					shows, err := cd.n.showsChange(id, ref, memo)
 					if err != nil {
 						done()
 						return v, false, err
@@ -215,7 +216,7 @@ func (n *NLR) partsAtAnEnd(id trace.ID) bool {
 // iterations). Where the explanation cannot be read on the whole traces
 // (the events are elsewhere, or further normal runs name a new pair of
 // calls instead), the view is taken to show it.
-func (n *NLR) showsChange(id trace.ID, ref *NLR) (bool, error) {
+func (n *NLR) showsChange(id trace.ID, ref *NLR, memo refExplanations) (bool, error) {
 	for _, i := range n.c.indexesOf(id) {
 		if n.Seq(Normal, i).Equal(n.Seq(Faulty, i)) {
 			continue
@@ -234,7 +235,7 @@ func (n *NLR) showsChange(id trace.ID, ref *NLR) (bool, error) {
 		if ref == nil || ref == n {
 			return true, nil
 		}
-		q, ok, noStacks, err := ref.Explain(i)
+		q, ok, noStacks, err := memo.explain(ref, i)
 		if err != nil {
 			return false, err
 		}
@@ -245,6 +246,37 @@ func (n *NLR) showsChange(id trace.ID, ref *NLR) (bool, error) {
 		return sameChange(x, y), nil
 	}
 	return true, nil
+}
+
+// refExplanations keeps the broadest views' explanations while the
+// candidate views are judged against them: several candidates of one K
+// share the broadest view of that K, whose whole-trace explanation costs
+// as much as theirs.
+type refExplanations map[refKey]refExplained
+
+type refKey struct {
+	n *NLR
+	i int
+}
+
+type refExplained struct {
+	p        Parting
+	ok       bool
+	noStacks error
+}
+
+// explain returns ref.Explain(i), explained once.
+func (m refExplanations) explain(ref *NLR, i int) (Parting, bool, error, error) {
+	k := refKey{ref, i}
+	if e, ok := m[k]; ok {
+		return e.p, e.ok, e.noStacks, nil
+	}
+	p, ok, noStacks, err := ref.Explain(i)
+	if err != nil {
+		return p, ok, noStacks, err
+	}
+	m[k] = refExplained{p, ok, noStacks}
+	return p, ok, noStacks, nil
 }
 
 // sameChange reports whether two explanations name the same change: the

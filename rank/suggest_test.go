@@ -103,7 +103,7 @@ func TestSuggestShowsChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shows, err := nlrs[0].showsChange(v.Trace, nlrs[1])
+		shows, err := nlrs[0].showsChange(v.Trace, nlrs[1], refExplanations{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestSuggestShowsChange(t *testing.T) {
 			if n, _ := ns[0].Changes(v.Trace); n == 0 {
 				continue
 			}
-			s, err := ns[0].showsChange(v.Trace, nlrs[1])
+			s, err := ns[0].showsChange(v.Trace, nlrs[1], refExplanations{})
 			if err != nil {
 				t.Fatal(err)
 			}
