@@ -231,6 +231,9 @@ func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
 	}
 	if len(rep.Suspects) == 0 {
 		rep.Suspects = fallbackSuspects(rep, r > 0)
+		if r > 0 {
+			newCallsFirst(c, r, rep.Suspects)
+		}
 	}
 	// Define the loops the words name.
 	used := map[int32]bool{}
@@ -369,6 +372,70 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 		}
 	}
 	return out
+}
+
+// newCallsFirst puts first, among the suspects that ended where no peer
+// did, those that ended inside a call their normal run never makes (the
+// thread of a lock-order deadlock that took the locks the other way), and
+// says so: two threads each alone in its lock wait, the one on a path the
+// program does not take is the one that changed, however far each got.
+// Only the first few such suspects are looked at (each reads its normal
+// trace).
+func newCallsFirst(c *rank.Comparison, r int, sus []Suspect) {
+	const most = 8
+	isNew := map[trace.ID]bool{}
+	looked := 0
+	for k := range sus {
+		if !strings.HasPrefix(sus[k].Reason, "the only trace") || looked == most {
+			continue
+		}
+		looked++
+		if call := newCall(c, r, sus[k].Trace); call != "" {
+			sus[k].Reason += ", inside " + call + ", which its normal run never calls"
+			isNew[sus[k].Trace] = true
+		}
+	}
+	if len(isNew) == 0 {
+		return
+	}
+	slices.SortStableFunc(sus, func(a, b Suspect) int {
+		switch {
+		case isNew[a.Trace] == isNew[b.Trace]:
+			return 0
+		case isNew[a.Trace]:
+			return -1
+		}
+		return 1
+	})
+}
+
+// newCall returns the innermost call of the stack trace id of run r
+// ended in that its normal run never makes, named; "" when there is none
+// or the normal trace is not at hand.
+func newCall(c *rank.Comparison, r int, id trace.ID) string {
+	i, ok := c.Index(id)
+	if !ok || !c.Has(rank.Normal, i) {
+		return ""
+	}
+	st, err := c.EndStack(r, id)
+	if err != nil || len(st) == 0 {
+		return ""
+	}
+	events, err := c.Events(rank.Normal, id)
+	if err != nil {
+		return ""
+	}
+	made := map[trace.Symbol]bool{}
+	for _, s := range events {
+		made[s] = true
+	}
+	for k := len(st) - 1; k >= 0; k-- {
+		if !made[st[k]] {
+			n := c.Runs[r].Symbols.Name(st[k])
+			return n.Qualify(n.Brief())
+		}
+	}
+	return ""
 }
 
 // idle says a trace made no call under the filter in either run: nothing

@@ -111,7 +111,11 @@ func TestHang(t *testing.T) {
 		}
 		normal, bad := capture("locks-normal"), capture("locks-bad", "bug")
 		rep := hangJSON(t, bad, normal)
-		if len(rep.Suspects) == 0 || rep.Suspects[0].Trace != "0.3" || !strings.Contains(rep.Suspects[0].Reason, "update_ba > pthread_mutex_lock") {
+		// Thread 0.3 first however far each of the two deadlocked
+		// threads got: it alone ended in a call (update_ba) its normal run
+		// never makes.
+		if len(rep.Suspects) == 0 || rep.Suspects[0].Trace != "0.3" || !strings.Contains(rep.Suspects[0].Reason, "update_ba > pthread_mutex_lock") ||
+			!strings.Contains(rep.Suspects[0].Reason, "inside update_ba, which its normal run never calls") {
 			t.Errorf("lock-order deadlock: suspects %+v, want thread 0.3 first, alone in update_ba", rep.Suspects)
 		}
 		// A worker that got both locks every time may have finished before
