@@ -42,6 +42,9 @@ func Written(image, sym string) trace.Name {
 	if u := demangle.Filter(base, demangle.NoTemplateParams); u != base && u+suffix != n.Func {
 		n.Untemplated = u + suffix
 	}
+	if tm := demangle.Filter(base, demangle.NoParams, demangle.NoClones); tm != base && tm+suffix != n.Func && tm+suffix != n.Short {
+		n.Templated = tm + suffix
+	}
 	return n
 }
 

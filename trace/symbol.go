@@ -2,6 +2,7 @@ package trace
 
 import (
 	"path"
+	"strings"
 )
 
 // Symbol is a function interned in a Table: a small integer standing for an
@@ -30,14 +31,17 @@ const Return Symbol = 0
 // differs from Func, and Short is Func without parameter lists and template
 // arguments ("mesh::Grid::step") when that is shorter; Untemplated keeps
 // the parameters but drops template arguments ("mesh::Field::at(int, int)
-// const"), to tell overloads apart briefly. decode fills them; a Name built
-// with Func alone is a C name.
+// const"), to tell overloads apart briefly, and Templated keeps the
+// template arguments but drops parameters and return type
+// ("solver::Solver::sweep<0, 1>"), to tell instances of one template apart.
+// decode fills them; a Name built with Func alone is a C name.
 type Name struct {
 	Image       string
 	Func        string
 	Linked      string
 	Short       string
 	Untemplated string
+	Templated   string
 }
 
 // Symbol returns the name as linked: what a ParLOT function table and the
@@ -107,7 +111,7 @@ func (t *Table) Intern(n Name) Symbol {
 	s := Symbol(len(t.names))
 	t.names = append(t.names, n)
 	t.index[n] = s
-	for _, form := range [2]string{n.Brief(), "\x00" + n.Untemplated} {
+	for _, form := range [3]string{n.Brief(), "\x00" + n.Untemplated, "\x01" + n.Templated} {
 		b := [2]string{n.Image, form}
 		if f, ok := t.briefs[b]; !ok {
 			t.briefs[b] = n.Func
@@ -122,11 +126,14 @@ func (t *Table) Intern(n Name) Symbol {
 // template arguments included) for every symbol.
 func (t *Table) ShowSignatures(on bool) { t.signatures = on }
 
-// Label returns how tables and pictures name s: its brief name
-// ("mesh::Grid::step"); when another function of the same image has the
+// Label returns how tables and pictures name s, as the source writes it
+// and no longer than needed to tell it from the other functions of its
+// image: its brief name ("mesh::Grid::step"); when another function has the
 // same brief name, its name with parameters but without template arguments
-// ("mesh::Field::at(int, int) const"), or when that is shared too (two
-// instances of one template) or ShowSignatures is on, its full name.
+// or return type ("mesh::Field::at(int, int) const", an overload); when
+// that is shared too (two instances of one template), its name with
+// template arguments but without parameters ("Solver::sweep<0, 1>"); else,
+// or when ShowSignatures is on, its full name.
 func (t *Table) Label(s Symbol) string {
 	n := t.names[s]
 	switch {
@@ -135,9 +142,25 @@ func (t *Table) Label(s Symbol) string {
 	case !t.ambiguous[[2]string{n.Image, n.Short}]:
 		return n.Short
 	case n.Untemplated != "" && !t.ambiguous[[2]string{n.Image, "\x00" + n.Untemplated}]:
-		return n.Untemplated
+		return withoutReturnType(n.Untemplated, n.Short)
+	case n.Templated != "" && !t.ambiguous[[2]string{n.Image, "\x01" + n.Templated}]:
+		return n.Templated
 	}
 	return n.Func
+}
+
+// withoutReturnType drops from u, a function's name with its parameters,
+// the return type a template function's demangled name begins with ("void
+// Solver::sweep(A&, int)" is "Solver::sweep(A&, int)"), found before short,
+// its name without parameters.
+func withoutReturnType(u, short string) string {
+	if i := strings.IndexByte(short, '@'); i >= 0 {
+		short = short[:i]
+	}
+	if i := strings.Index(u, short+"("); i > 0 {
+		return u[i:]
+	}
+	return u
 }
 
 // Lookup returns the symbol of n and whether it is in the table.
