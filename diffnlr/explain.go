@@ -179,7 +179,7 @@ func ExplainFirst(f First, w Whole, normalCommon, faultyCommon uint64) Explanati
 		normalCommon = min(normalCommon, commonUnits(w.Normal, w.Faulty, w.Keep, w.Poll))
 		faultyCommon = normalCommon
 	}
-	x := &explainer{w: w}
+	x := &explainer{w: w, aligned: normalCommon != faultyCommon}
 	x.path[0] = x.anchor(w.Normal, normalCommon)
 	x.path[1] = x.anchor(w.Faulty, faultyCommon)
 	r, ok := x.level(rootCall(w.Normal), rootCall(w.Faulty), 0, true)
@@ -219,6 +219,10 @@ type explainer struct {
 	// run r (normal, faulty), outermost first, the anchor's own last; nil
 	// when there is no anchor (the runs part at their first call).
 	path [2][]int
+	// aligned says the view's place was found with the runs aligned
+	// (a run-wide change set aside): what lies before it was passed over
+	// on purpose.
+	aligned bool
 }
 
 // anchor returns the calls that hold the last of the first common calls
@@ -280,6 +284,14 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 		anchored = false
 	}
 	hn, hf := hashes(kn), hashes(kf)
+	if anchored && !x.aligned && x.partsBefore(kn, kf, hn, hf, an, af) {
+		// The view read the change later than it is: a loop one
+		// iteration short among polling calls it counts once a stretch
+		// reads, under the view, as short at its end. Read from the start.
+		an, af = 0, 0
+		anchored = false
+		hidden = true
+	}
 	// The common stretch from the anchors on, then an edit script of a
 	// window after it.
 	p := 0
@@ -300,7 +312,7 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 		switch {
 		case h.Del == 0 && h.Ins == 0:
 			continue
-		case hidden && keptNone(kn[i0:i0+h.Del]) && keptNone(kf[j0:j0+h.Ins]):
+		case hidden && x.invisible(x.w.Normal, kn[i0:i0+h.Del], x.w.Faulty, kf[j0:j0+h.Ins]):
 			// Arguments parsed for a bug's flag, say: not what the
 			// view saw.
 			continue
@@ -338,6 +350,67 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 		return Explanation{Kind: NormalEnds}, true
 	}
 	return Explanation{}, false
+}
+
+// partsBefore reports whether the callees kn and kf (hashes hn, hf) part,
+// before the anchors an and af, in calls the view counts: a change there
+// that the view, had it read it there, would have seen. Changes of calls
+// the filter hides, and of how often a polling call repeats, are not.
+func (x *explainer) partsBefore(kn, kf []call, hn, hf []uint64, an, af int) bool {
+	q := 0
+	for q < an && q < af && hn[q] == hf[q] {
+		q++
+	}
+	if q == an && q == af {
+		return false
+	}
+	hs := editHunks(hn[q:min(len(hn), q+explainWindow)], hf[q:min(len(hf), q+explainWindow)],
+		q+explainWindow < len(hn), q+explainWindow < len(hf))
+	for _, h := range hs {
+		i0, j0 := h.A+q, h.B+q
+		if i0 >= an && j0 >= af {
+			return false
+		}
+		if h.Del == 0 && h.Ins == 0 {
+			continue
+		}
+		// Only what lies before the anchors: the change at the anchor is
+		// the view's.
+		if !x.invisible(x.w.Normal, kn[i0:max(i0, min(i0+h.Del, an))], x.w.Faulty, kf[j0:max(j0, min(j0+h.Ins, af))]) {
+			return true
+		}
+	}
+	return false
+}
+
+// invisible reports whether the view cannot tell the calls a (of the
+// normal run's events) from b (of the faulty run's): its filter keeps
+// none of them, or it counts the same calls in both (they differ in calls
+// it hides, or in how often a polling call repeats).
+func (x *explainer) invisible(normal []trace.Symbol, a []call, faulty []trace.Symbol, b []call) bool {
+	if x.w.Keep != nil && keptNone(a) && keptNone(b) {
+		return true
+	}
+	return slices.Equal(x.counted(normal, a), x.counted(faulty, b))
+}
+
+// maxCounted bounds how many calls counted lists.
+const maxCounted = 1 << 16
+
+// counted returns the functions of the calls a view counts in the calls
+// cs (neighbours in events), subtrees and all, as the view counts them: a
+// stretch of polling calls once each; at most maxCounted of them.
+func (x *explainer) counted(events []trace.Symbol, cs []call) []trace.Symbol {
+	if len(cs) == 0 {
+		return nil
+	}
+	end := min(len(events), cs[len(cs)-1].end+1)
+	u := units{events: events[cs[0].start:end], keep: x.w.Keep, poll: x.w.Poll}
+	var out []trace.Symbol
+	for at := u.next(); at >= 0 && len(out) < maxCounted; at = u.next() {
+		out = append(out, u.events[at])
+	}
+	return out
 }
 
 // substitute rewrites the first of hs, when it and the next are k calls
@@ -480,15 +553,19 @@ func (x *explainer) change(kn, kf []call, hn, hf []uint64, hs []hunk) Explanatio
 		}
 		r = Explanation{}
 	}
+	whole, tried := x.wholeIterations(&r, kn, hn, hf, h)
+	if whole || x.coalescedCount(&r, kn, hn, hf, hs) {
+		return r
+	}
 	switch {
 	case h.Ins == 0:
-		if x.countChanged(&r, kn, hn, i0, h.Del, nil) {
+		if !tried && x.countChanged(&r, kn, hn, i0, h.Del, nil) {
 			return r
 		}
 		r.Kind = Missing
 		x.side(&r, kn[i0:i0+h.Del], true)
 	case h.Del == 0:
-		if x.countChanged(&r, kn, hn, i0, h.Ins, hf[j0:j0+h.Ins]) {
+		if !tried && x.countChanged(&r, kn, hn, i0, h.Ins, hf[j0:j0+h.Ins]) {
 			return r
 		}
 		r.Kind = Added
@@ -545,60 +622,197 @@ func (x *explainer) order(r *Explanation, normal, faulty []call) {
 	x.side(r, faulty, false)
 }
 
+// wholeIterations reports whether the runs, parting at hunk h, are the
+// same but for one block of calls deleted from the normal run's calls (or
+// inserted into them) there, which is whole iterations of a loop; if so the
+// count changed, and r says so. The edit script alone may not tell: it
+// places the calls it deletes where it likes in a stretch that repeats (a
+// step of [compute, exchange] one iteration short can read as an exchange
+// missing here and a compute missing thousands of calls later, in the run
+// of computes that follows). The block's length is what the two runs'
+// lengths from h on differ by.
+//
+// tried says whether that block is the one h deletes or inserts, which
+// is then tried already.
+func (x *explainer) wholeIterations(r *Explanation, kn []call, hn, hf []uint64, h hunk) (ok, tried bool) {
+	a0, b0 := h.A, h.B
+	switch n := (len(hn) - a0) - (len(hf) - b0); {
+	case n > 0 && slices.Equal(hn[a0+n:], hf[b0:]):
+		return x.countChanged(r, kn, hn, a0, n, nil), h.Ins == 0 && h.Del == n
+	case n < 0 && slices.Equal(hf[b0-n:], hn[a0:]):
+		return x.countChanged(r, kn, hn, a0, -n, hf[b0:b0-n]), h.Del == 0 && h.Ins == -n
+	}
+	return false, false
+}
+
+// maxCoalesce bounds how many hunks of a script coalescedCount joins.
+const maxCoalesce = 16
+
+// coalescedCount reports whether the first hunks of hs, all deletions (or
+// all insertions), are one block of calls deleted (inserted) where the
+// first is, split by the edit script across a stretch that repeats (a
+// time step of [compute, exchange, compute, compute] one iteration short
+// reads as the exchange missing and, later, a compute missing): if that
+// block is whole iterations of a loop, the count changed, and r says so.
+func (x *explainer) coalescedCount(r *Explanation, kn []call, hn, hf []uint64, hs []hunk) bool {
+	h := hs[0]
+	if (h.Del == 0) == (h.Ins == 0) {
+		return false
+	}
+	n := h.Del + h.Ins
+	for m := 1; m < len(hs) && m < maxCoalesce; m++ {
+		g := hs[m]
+		if (g.Del == 0) != (h.Del == 0) || (g.Del == 0 && g.Ins == 0) {
+			return false
+		}
+		n += g.Del + g.Ins
+		if h.Del > 0 {
+			// Normal [h.A+n, g.A+g.Del) against faulty [h.B, g.B).
+			if g.A+g.Del-(h.A+n) != g.B-h.B || !slices.Equal(hn[h.A+n:g.A+g.Del], hf[h.B:g.B]) {
+				continue
+			}
+			if x.countChanged(r, kn, hn, h.A, n, nil) {
+				return true
+			}
+			continue
+		}
+		// Faulty [h.B+n, g.B+g.Ins) against normal [h.A, g.A).
+		if g.B+g.Ins-(h.B+n) != g.A-h.A || !slices.Equal(hf[h.B+n:g.B+g.Ins], hn[h.A:g.A]) {
+			continue
+		}
+		if x.countChanged(r, kn, hn, h.A, n, hf[h.B:h.B+n]) {
+			return true
+		}
+	}
+	return false
+}
+
 // countChanged reports whether n callees deleted at i (ins nil) or the
 // callees ins inserted before i are whole iterations of a loop there, and
 // if so says so in r: the loops around that loop, the loop with the first
 // iteration only one run has, and both counts.
+//
+// A deletion (insertion) in a stretch that repeats every n calls leaves the
+// same trace wherever in the stretch it is made, so the edit script's place
+// is one of several: the place is slid to the first of them (where the
+// runs part), then tried where the script put it, then at the others, until
+// a loop holds the change as whole iterations.
 func (x *explainer) countChanged(r *Explanation, kn []call, hn []uint64, i, n int, ins []uint64) bool {
-	try := func(at int) bool {
-		if at < 0 || at >= len(kn) {
-			return false
-		}
-		reps, iters := loopsAround(hn, at)
-		for j, l := range reps {
-			if n%l.Period != 0 || i < l.First || i > l.Tail {
-				continue
-			}
-			if ins == nil && i+n > l.Tail {
-				continue
-			}
-			if ins != nil {
-				same := true
-				for t, v := range ins {
-					same = same && v == hn[l.First+(i-l.First+t)%l.Period]
-				}
-				if !same {
-					continue
-				}
-			}
-			r.Kind = CountChanged
-			for k := range j {
-				r.Loops = append(r.Loops, LoopPlace{Body: kn[reps[k].First].sym, Period: reps[k].Period, Iteration: iters[k], Count: reps[k].Count})
-			}
-			lp := LoopPlace{Body: kn[l.First].sym, Period: l.Period}
-			if ins == nil {
-				r.Counts = [2]int{l.Count, l.Count - n/l.Period}
-				lp.Iteration, lp.Count = r.Counts[1]+1, l.Count
-			} else {
-				r.Counts = [2]int{l.Count, l.Count + n/l.Period}
-				lp.Iteration, lp.Count = l.Count+1, r.Counts[1]
-			}
-			r.Loop = &lp
-			r.Normal = []trace.Symbol{lp.Body}
-			return true
-		}
+	if n == 0 {
 		return false
 	}
-	if try(i) {
-		return true
+	// The loops around a callee, found once however often asked.
+	found := map[int]aroundLoops{}
+	at := func(c int) aroundLoops {
+		l, ok := found[c]
+		if !ok {
+			l.reps, l.iters = loopsAround(hn, c)
+			found[c] = l
+		}
+		return l
+	}
+	// The places the change may slide to: the first, where the edit
+	// script put it, the last.
+	type place struct {
+		i   int
+		ins []uint64
+	}
+	var places []place
+	if ins == nil {
+		lo, hi := i, i
+		for lo > 0 && hn[lo-1] == hn[lo-1+n] {
+			lo--
+		}
+		for hi+n < len(hn) && hn[hi] == hn[hi+n] {
+			hi++
+		}
+		places = append(places, place{lo, nil}, place{i, nil}, place{hi, nil})
+	} else {
+		// Slid left, the block is inserted before i-1, rotated.
+		cur := slices.Clone(ins)
+		lo := i
+		for lo > 0 && cur[len(cur)-1] == hn[lo-1] {
+			copy(cur[1:], cur[:len(cur)-1])
+			cur[0] = hn[lo-1]
+			lo--
+		}
+		places = append(places, place{lo, cur}, place{i, ins})
+		cur = slices.Clone(ins)
+		hi := i
+		for hi < len(hn) && cur[0] == hn[hi] {
+			copy(cur, cur[1:])
+			cur[len(cur)-1] = hn[hi]
+			hi++
+		}
+		places = append(places, place{hi, cur})
+	}
+	tried := map[int]bool{}
+	for _, p := range places {
+		if tried[p.i] {
+			continue
+		}
+		tried[p.i] = true
+		if x.countAt(r, kn, hn, at, p.i, p.i, n, p.ins) {
+			return true
+		}
 	}
 	// Calls inserted after a loop may be placed a few calls past its end
 	// (the calls after it begin as its body does): the loop holds one of
 	// the calls before.
-	for at := i - 1; ins != nil && at >= max(0, i-n); at-- {
-		if try(at) {
+	for c := i - 1; ins != nil && c >= max(0, i-n, i-maxMove); c-- {
+		if x.countAt(r, kn, hn, at, c, i, n, ins) {
 			return true
 		}
+	}
+	return false
+}
+
+// aroundLoops is what loopsAround returns.
+type aroundLoops struct {
+	reps  []repeat
+	iters []int
+}
+
+// countAt reports whether the change countChanged is given, n callees
+// deleted at i (ins nil) or ins inserted before i, is whole iterations of
+// a loop around callee at, and if so says so in r.
+func (x *explainer) countAt(r *Explanation, kn []call, hn []uint64, loops func(int) aroundLoops, at, i, n int, ins []uint64) bool {
+	if at < 0 || at >= len(kn) {
+		return false
+	}
+	l := loops(at)
+	reps, iters := l.reps, l.iters
+	for j, l := range reps {
+		if n%l.Period != 0 || i < l.First || i > l.Tail {
+			continue
+		}
+		if ins == nil && i+n > l.Tail {
+			continue
+		}
+		if ins != nil {
+			same := true
+			for t, v := range ins {
+				same = same && v == hn[l.First+(i-l.First+t)%l.Period]
+			}
+			if !same {
+				continue
+			}
+		}
+		*r = Explanation{Kind: CountChanged}
+		for k := range j {
+			r.Loops = append(r.Loops, LoopPlace{Body: kn[reps[k].First].sym, Period: reps[k].Period, Iteration: iters[k], Count: reps[k].Count})
+		}
+		lp := LoopPlace{Body: kn[l.First].sym, Period: l.Period}
+		if ins == nil {
+			r.Counts = [2]int{l.Count, l.Count - n/l.Period}
+			lp.Iteration, lp.Count = r.Counts[1]+1, l.Count
+		} else {
+			r.Counts = [2]int{l.Count, l.Count + n/l.Period}
+			lp.Iteration, lp.Count = l.Count+1, r.Counts[1]
+		}
+		r.Loop = &lp
+		r.Normal = []trace.Symbol{lp.Body}
+		return true
 	}
 	return false
 }

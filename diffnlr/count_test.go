@@ -1,0 +1,88 @@
+package diffnlr
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/difftrace/difftrace/trace"
+)
+
+// A block of calls [compute, enter, copy, leave] repeated twice, then a
+// long run of computes: one iteration fewer is a count that changed, though
+// a minimal edit script reads it as the enter, copy and leave missing and,
+// far later, one compute of the run missing.
+func TestCountSplitAcrossRepeat(t *testing.T) {
+	const (
+		region trace.Symbol = iota + 1
+		threadNum
+		compute
+		enter
+		copyFn
+		leave
+	)
+	names := map[trace.Symbol]string{region: "region", threadNum: "thread_num", compute: "compute",
+		enter: "enter", copyFn: "copy", leave: "leave"}
+	R := trace.Return
+	run := func(blocks int) []trace.Symbol {
+		ev := []trace.Symbol{region, threadNum, R}
+		for range blocks {
+			ev = append(ev, compute, R, enter, R, copyFn, R, leave, R)
+		}
+		for range 3000 {
+			ev = append(ev, compute, R)
+		}
+		return append(ev, R)
+	}
+	w := Whole{Normal: run(2), Faulty: run(1)}
+	e := ExplainFirst(First{Common: math.MaxUint64}, w, math.MaxUint64, math.MaxUint64)
+	text := e.Text(func(s trace.Symbol) string { return names[s] })
+	if e.Kind != CountChanged || e.Counts != [2]int{2, 1} || e.Loop == nil || e.Loop.Period != 4 {
+		t.Fatalf("%s\nwant the loop of four calls run once instead of twice", text)
+	}
+	if !strings.Contains(text, "ran once instead of twice") {
+		t.Errorf("%s\nwant 'ran once instead of twice'", text)
+	}
+}
+
+// A master polls (MPI_Iprobe, as often as it takes) before each receive
+// and send; the view counts a stretch of polling calls once, so to the
+// view every iteration is alike and one iteration fewer reads as the last
+// one missing, thousands of calls late. The explanation reads the whole
+// traces where they part: one iteration fewer of a loop of equal ones (the
+// first iteration's last poll, receive and send, and the next three).
+func TestCountAmongPollingCalls(t *testing.T) {
+	const (
+		master trace.Symbol = iota + 1
+		iprobe
+		recv
+		send
+		printf
+	)
+	names := map[trace.Symbol]string{master: "master", iprobe: "MPI_Iprobe", recv: "MPI_Recv", send: "MPI_Send", printf: "printf"}
+	R := trace.Return
+	polls := []int{2, 1, 1, 1, 3, 4, 2, 5, 6, 3, 7, 2, 4, 8, 3, 5, 2, 6, 9, 4}
+	run := func(skip int) []trace.Symbol {
+		ev := []trace.Symbol{master, send, R, send, R}
+		for i, k := range polls {
+			if i == skip {
+				continue
+			}
+			for range k {
+				ev = append(ev, iprobe, R)
+			}
+			ev = append(ev, recv, R, send, R)
+		}
+		return append(ev, printf, R, R)
+	}
+	poll := func(s trace.Symbol) bool { return s == iprobe }
+	w := Whole{Normal: run(-1), Faulty: run(2), Poll: poll}
+	// The view's reading: every iteration alike, the faulty run one short
+	// at the end.
+	f := First{Common: commonUnits(w.Normal, w.Faulty, nil, poll)}
+	e := ExplainFirst(f, w, f.Common, f.Common)
+	text := e.Text(func(s trace.Symbol) string { return names[s] })
+	if e.Kind != CountChanged || e.Counts != [2]int{4, 3} || e.Loop == nil || e.Loop.Body != iprobe || e.Loop.Period != 3 {
+		t.Fatalf("%s\nwant the loop of (MPI_Iprobe, MPI_Recv, MPI_Send) run 3 times instead of 4", text)
+	}
+}
