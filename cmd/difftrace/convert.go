@@ -48,12 +48,12 @@ A directory IN is taken as a uftrace recording unless --from says otherwise.
 whose run is at hand) for the viewers users already have:
 
   chrome   Chrome trace-event JSON for Perfetto UI (ui.perfetto.dev) and
-           chrome://tracing: a track per thread (pid = rank, tid =
-           thread), a slice per call, nested as the calls were. ParLOT
-           traces hold no timestamps: time is the event's index in its
-           trace (each entry and exit one microsecond), so ts N is event N
-           of "decode --stack-at N", and every trace is a clock of its
-           own. Calls still open where a trace ends (a hang) end one tick
+           chrome://tracing: a track per thread (pid = rank + 1, tid =
+           thread + 1, named "rank R" and "thread T"), a slice per call,
+           nested as the calls were. ParLOT traces hold no timestamps:
+           time is the event's index in its trace (each entry and exit
+           one microsecond), so ts N is event N of "decode --stack-at N",
+           and every trace is a clock of its own. Calls still open where a trace ends (a hang) end one tick
            after its last event, marked unfinished. -o NAME.json.gz is
            compressed. When the JSON would be larger than --split-size
            (default 1G before compression, about what a browser tab

@@ -57,7 +57,8 @@ func TestConvertToChrome(t *testing.T) {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
 		s, _ := readTimeline(t, path)
-		if len(s.Threads) != 16 || s.Processes[5] != "rank 5" || s.Threads[chrometest.Track{PID: 5, TID: 0}] != "thread 0" {
+		// pid and tid are the rank and the thread plus one.
+		if len(s.Threads) != 16 || s.Processes[6] != "rank 5" || s.Threads[chrometest.Track{PID: 6, TID: 1}] != "thread 0" {
 			t.Errorf("%s: tracks %v, processes %v", out, s.Threads, s.Processes)
 		}
 		if s.OtherData["unfinished_slices"].(float64) == 0 || s.OtherData["filter"] != "none: every call" {
@@ -99,7 +100,7 @@ func TestConvertToChromeSplit(t *testing.T) {
 			t.Errorf("stderr does not name %s:\n%s", path, r.stderr)
 		}
 		s, _ := readTimeline(t, path)
-		if len(s.Processes) != 1 || s.Processes[rank] != fmt.Sprintf("rank %d", rank) || len(s.Slices) != 1 {
+		if len(s.Processes) != 1 || s.Processes[rank+1] != fmt.Sprintf("rank %d", rank) || len(s.Slices) != 1 {
 			t.Errorf("%s: processes %v, tracks %v", path, s.Processes, s.Slices)
 		}
 	}
@@ -127,7 +128,7 @@ func TestConvertToChromeDiff(t *testing.T) {
 		t.Fatalf("stderr: %s", r.stderr)
 	}
 	s, marks := readTimeline(t, out)
-	if s.Processes[0] != "normal rank 3" || s.Processes[1] != "faulty rank 3" {
+	if s.Processes[1] != "normal rank 3" || s.Processes[2] != "faulty rank 3" {
 		t.Errorf("processes %v", s.Processes)
 	}
 	found := false

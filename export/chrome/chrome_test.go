@@ -260,14 +260,18 @@ func TestAddRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, id := range run.Traces() {
-				tr := chrometest.Track{PID: id.Proc, TID: id.Thread}
+				// pid and tid are the rank and the thread plus one.
+				tr := chrometest.Track{PID: id.Proc + 1, TID: id.Thread + 1}
 				calls, open := direct(t, run, id, keep)
 				if s.Slices[tr] != calls || s.Unfinished[tr] != open {
 					t.Errorf("trace %s: %d slices, %d unfinished; the trace has %d calls kept, %d open at its end", id, s.Slices[tr], s.Unfinished[tr], calls, open)
 				}
-				if s.Processes[id.Proc] != fmt.Sprintf("rank %d", id.Proc) || s.Threads[tr] != fmt.Sprintf("thread %d", id.Thread) {
-					t.Errorf("trace %s: named %q, %q", id, s.Processes[id.Proc], s.Threads[tr])
+				if s.Processes[tr.PID] != fmt.Sprintf("rank %d", id.Proc) || s.Threads[tr] != fmt.Sprintf("thread %d", id.Thread) {
+					t.Errorf("trace %s: named %q, %q", id, s.Processes[tr.PID], s.Threads[tr])
 				}
+			}
+			if len(s.Threads) != len(run.Traces()) || s.OtherData["ids"] != chrome.IDs {
+				t.Errorf("%d tracks named for %d traces; otherData ids %v", len(s.Threads), len(run.Traces()), s.OtherData["ids"])
 			}
 			if tc.run == "oddeven-dlbug" || tc.run == "stencil-skipbug" {
 				if s.OtherData["unfinished_slices"].(float64) == 0 {

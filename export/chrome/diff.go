@@ -164,13 +164,13 @@ func Align(normal, faulty *decode.Run, id trace.ID, keep func(trace.Symbol) bool
 
 // The processes of a diff file.
 const (
-	normalPID = 0
-	faultyPID = 1
+	normalPID = 1
+	faultyPID = 2
 )
 
 // AddDiff adds the normal and the faulty run's versions of trace id to w
-// as two processes, "normal rank P" (pid 0) and "faulty rank P" (pid 1),
-// each thread a track, aligned at their first difference (Align, under
+// as two processes, "normal rank P" (pid 1) and "faulty rank P" (pid 2),
+// each thread a track (TID), aligned at their first difference (Align, under
 // w's Keep) with an instant event "first difference" there: across the
 // whole timeline for one thread, on both threads' tracks for each thread
 // of a process. id is a thread (P.T) or a process (P: every thread it has
@@ -221,10 +221,10 @@ func AddDiff(w *Writer, normal, faulty *decode.Run, id trace.ID) ([]Alignment, e
 		firsts = append(firsts, map[string]any{"trace": t.String(), "ts": a.At, "common_events": a.Common,
 			"normal_event": a.Normal, "faulty_event": a.Faulty, "normal_shift": a.ShiftNormal, "faulty_shift": a.ShiftFaulty})
 		if len(ids) == 1 {
-			err = w.Instant(Instant{Name: "first difference", Scope: Global, TS: a.At, Args: args})
+			err = w.Instant(Instant{Name: "first difference", Scope: Global, PID: normalPID, TID: TID(t.Thread), TS: a.At, Args: args})
 		} else {
 			for _, pid := range []int{normalPID, faultyPID} {
-				if err = w.Instant(Instant{Name: "first difference", Scope: Thread, PID: pid, TID: t.Thread, TS: a.At, Args: args}); err != nil {
+				if err = w.Instant(Instant{Name: "first difference", Scope: Thread, PID: pid, TID: TID(t.Thread), TS: a.At, Args: args}); err != nil {
 					break
 				}
 			}
@@ -233,6 +233,7 @@ func AddDiff(w *Writer, normal, faulty *decode.Run, id trace.ID) ([]Alignment, e
 			return nil, err
 		}
 	}
+	w.setMeta("ids", "pid 1 is the normal run, pid 2 the faulty run; tid is the thread + 1 (Perfetto gives tid 0 a special meaning), and thread_name says the thread")
 	w.setMeta("first_difference", firsts)
 	w.setMeta("alignment", "each trace's events are shifted so that the first event where the normal and the faulty run differ (the end of their longest common prefix of shown call entries and exits) lies at the same ts in both; first_difference gives the events and shifts")
 	return aligned, nil

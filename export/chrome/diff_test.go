@@ -137,7 +137,7 @@ func diffFile(t *testing.T, normal, faulty *decode.Run, id trace.ID, keep func(t
 // when they have one, at ts At.
 func checkAligned(t *testing.T, a chrome.Alignment, tracks map[chrometest.Track][]chrometest.Event) {
 	t.Helper()
-	n, f := tracks[chrometest.Track{PID: 0, TID: a.Trace.Thread}], tracks[chrometest.Track{PID: 1, TID: a.Trace.Thread}]
+	n, f := tracks[chrometest.Track{PID: 1, TID: a.Trace.Thread + 1}], tracks[chrometest.Track{PID: 2, TID: a.Trace.Thread + 1}]
 	if !a.Differ {
 		t.Errorf("trace %s: no difference", a.Trace)
 		return
@@ -187,7 +187,7 @@ func TestAddDiff(t *testing.T) {
 			// before its next MPI call.
 			t.Errorf("filter mpi: shifts %d, %d; want the normal run's shifted", a.ShiftNormal, a.ShiftFaulty)
 		}
-		if s.Processes[0] != "normal rank 3" || s.Processes[1] != "faulty rank 3" {
+		if s.Processes[1] != "normal rank 3" || s.Processes[2] != "faulty rank 3" {
 			t.Errorf("processes %v", s.Processes)
 		}
 		if spec == "" && (a.Normal != a.Faulty || a.ShiftNormal != 0 || a.ShiftFaulty != 0) {
@@ -232,8 +232,8 @@ func TestAddDiffProcess(t *testing.T) {
 			continue
 		}
 		checkAligned(t, a, tracks)
-		for pid := range 2 {
-			if ts, ok := marks[chrometest.Track{PID: pid, TID: a.Trace.Thread}]; !ok || ts != a.At {
+		for _, pid := range []int{1, 2} {
+			if ts, ok := marks[chrometest.Track{PID: pid, TID: a.Trace.Thread + 1}]; !ok || ts != a.At {
 				t.Errorf("trace %s, pid %d: mark at %d (%v), want %d", a.Trace, pid, ts, ok, a.At)
 			}
 		}

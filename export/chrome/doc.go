@@ -3,8 +3,9 @@
 // object whose traceEvents array holds one event per call entry and exit,
 // with displayTimeUnit and otherData beside it.
 //
-// Each traced thread is a track: pid is the process (the MPI rank), tid the
-// thread, and metadata events ("M") name them "rank 3" and "thread 1". A
+// Each traced thread is a track: pid is the process (the MPI rank) plus
+// one, tid the thread plus one (Perfetto treats pid 0 and tid 0 apart),
+// and metadata events ("M") name them "rank 3" and "thread 1". A
 // call is a slice opened by a "B" event at its entry and closed by an "E"
 // event at its exit, so slices nest as the calls did. B/E events are
 // written as the events are decoded, one at a time, which complete ("X")

@@ -20,9 +20,12 @@ func Example() {
 
 	var out bytes.Buffer
 	w := chrome.NewWriter(&out, chrome.Options{Names: tab})
-	w.Process(3, "rank 3", 3)
-	w.Thread(3, 0, "thread 0")
-	tr := w.Track(3, 0, 0)
+	// Rank 3's process is pid 4, its thread 0 tid 1: Perfetto treats pid
+	// 0 and tid 0 apart.
+	pid, tid := chrome.PID(3), chrome.TID(0)
+	w.Process(pid, "rank 3", 3)
+	w.Thread(pid, tid, "thread 0")
+	tr := w.Track(pid, tid, 0)
 	if err := tr.Write([]trace.Symbol{main, send, trace.Return, recv}); err != nil {
 		panic(err)
 	}
@@ -38,10 +41,10 @@ func Example() {
 		}
 	}
 	// Output:
-	// {"name":"main","cat":"app","ph":"B","ts":0,"pid":3,"tid":0}
-	// {"name":"MPI_Send","cat":"libmpi.so.40","ph":"B","ts":1,"pid":3,"tid":0}
-	// {"name":"MPI_Send","ph":"E","ts":2,"pid":3,"tid":0}
-	// {"name":"MPI_Recv","cat":"libmpi.so.40","ph":"B","ts":3,"pid":3,"tid":0}
-	// {"name":"MPI_Recv","ph":"E","ts":4,"pid":3,"tid":0,"args":{"unfinished":true}}
-	// {"name":"main","ph":"E","ts":4,"pid":3,"tid":0,"args":{"unfinished":true}}
+	// {"name":"main","cat":"app","ph":"B","ts":0,"pid":4,"tid":1}
+	// {"name":"MPI_Send","cat":"libmpi.so.40","ph":"B","ts":1,"pid":4,"tid":1}
+	// {"name":"MPI_Send","ph":"E","ts":2,"pid":4,"tid":1}
+	// {"name":"MPI_Recv","cat":"libmpi.so.40","ph":"B","ts":3,"pid":4,"tid":1}
+	// {"name":"MPI_Recv","ph":"E","ts":4,"pid":4,"tid":1,"args":{"unfinished":true}}
+	// {"name":"main","ph":"E","ts":4,"pid":4,"tid":1,"args":{"unfinished":true}}
 }

@@ -18,6 +18,19 @@ import (
 // another limit.
 var SplitSize int64 = 1 << 30
 
+// PID returns the pid of rank p's process in a timeline: p + 1. Perfetto
+// takes pid 0 for the kernel's idle task and handles it apart, so no
+// timeline of difftrace's has one; the process's name gives the rank.
+func PID(p int) int { return p + 1 }
+
+// TID returns the tid of thread t in a timeline: t + 1, for Perfetto
+// UI versions that merged tid 0 into tid 1. The thread's name gives t.
+func TID(t int) int { return t + 1 }
+
+// IDs says in AddRun's otherData how pids and tids relate to ranks and
+// threads.
+const IDs = "pid is the rank + 1 and tid the thread + 1 (Perfetto gives pid 0 and tid 0 special meanings); process_name and thread_name say the rank and the thread"
+
 // ProcessName returns what the viewer calls process p of run: "rank P",
 // or "process P" for the original ParLOT tool's output without a manifest
 // (processes numbered by ascending pid, not by rank).
@@ -32,31 +45,33 @@ func ProcessName(run *decode.Run, p int) string {
 func ThreadName(t int) string { return fmt.Sprintf("thread %d", t) }
 
 // AddRun adds the traces ids of run to w, in order, each as the track of
-// its thread in its process (pid = rank, tid = thread), named by
-// ProcessName and ThreadName. Each trace is decoded as it is written.
+// its thread in its process (PID and TID: the rank and the thread, plus
+// one), named by ProcessName and ThreadName. Each trace is decoded as it
+// is written.
 func AddRun(w *Writer, run *decode.Run, ids []trace.ID) error {
+	w.setMeta("ids", IDs)
 	named := map[int]bool{}
 	for _, id := range ids {
 		if !named[id.Proc] {
 			named[id.Proc] = true
-			if err := w.Process(id.Proc, ProcessName(run, id.Proc), id.Proc); err != nil {
+			if err := w.Process(PID(id.Proc), ProcessName(run, id.Proc), id.Proc); err != nil {
 				return err
 			}
 		}
-		if err := addTrace(w, run, id, id.Proc, 0); err != nil {
+		if err := addTrace(w, run, id, PID(id.Proc), 0); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// addTrace writes trace id of run as the track pid/id.Thread, its events
-// at offset + their index.
+// addTrace writes trace id of run as the track of its thread in process
+// pid, its events at offset + their index.
 func addTrace(w *Writer, run *decode.Run, id trace.ID, pid int, offset uint64) error {
-	if err := w.Thread(pid, id.Thread, ThreadName(id.Thread)); err != nil {
+	if err := w.Thread(pid, TID(id.Thread), ThreadName(id.Thread)); err != nil {
 		return err
 	}
-	t := w.Track(pid, id.Thread, offset)
+	t := w.Track(pid, TID(id.Thread), offset)
 	if err := run.Stream(id, t.Write); err != nil {
 		return fmt.Errorf("trace %s: %w", id, err)
 	}
@@ -80,7 +95,7 @@ func Size(run *decode.Run, ids []trace.ID, opts Options) ([]int64, error) {
 	err := run.ForEach(ids, func(i int, id trace.ID) error {
 		var c counter
 		w := &Writer{bw: bufio.NewWriterSize(&c, 64<<10), opts: opts}
-		if err := addTrace(w, run, id, id.Proc, 0); err != nil {
+		if err := addTrace(w, run, id, PID(id.Proc), 0); err != nil {
 			return err
 		}
 		if err := w.bw.Flush(); err != nil {

@@ -36,8 +36,8 @@ type Options struct {
 	// still do, at their own events' times. Nil shows every call.
 	Keep func(trace.Symbol) bool
 	// Metadata is added to the file's otherData, beside the Writer's own
-	// keys (clock, unfinished, events, unfinished_slices), which it
-	// cannot replace.
+	// keys (clock, unfinished, events, unfinished_slices, and what AddRun
+	// and AddDiff add), which it cannot replace.
 	Metadata map[string]any
 }
 
