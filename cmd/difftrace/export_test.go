@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,7 @@ func readTimeline(t *testing.T, path string) (*chrometest.Summary, []chrometest.
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var r interface{ Read([]byte) (int, error) } = f
+	var r io.Reader = f
 	if strings.HasSuffix(path, ".gz") {
 		gz, err := gzip.NewReader(f)
 		if err != nil {
