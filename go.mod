@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/goccy/go-graphviz v0.2.9
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/sergi/go-diff v1.4.0

@@ -18,13 +18,14 @@ type convertFlags struct {
 	from    string
 	out     string
 	uftrace convertUftraceOptions
+	export  exportFlags
 }
 
 func newConvertCmd() *cobra.Command {
 	var f convertFlags
 	cmd := &cobra.Command{
-		Use:   "convert [--from u16|uftrace] IN... -o OUT",
-		Short: "Write ParLOT traces from other forms of a trace",
+		Use:   "convert [--from u16|uftrace] IN... -o OUT | convert --to chrome|pprof RUN -o OUT",
+		Short: "Write ParLOT traces from other forms of a trace, or a run for Perfetto and pprof",
 		Long: `convert writes ParLOT traces (LZa3|ZE, byte for byte as the original tool
 writes them) from traces in another form:
 
@@ -42,14 +43,61 @@ writes them) from traces in another form:
            numbers them in the order given instead.
 
 A directory IN is taken as a uftrace recording unless --from says otherwise.
+
+--to goes the other way: it writes a run (a run directory, or a summary
+whose run is at hand) for the viewers users already have:
+
+  chrome   Chrome trace-event JSON for Perfetto UI (ui.perfetto.dev) and
+           chrome://tracing: a track per thread (pid = rank + 1, tid =
+           thread + 1, named "rank R" and "thread T"), a slice per call,
+           nested as the calls were. ParLOT traces hold no timestamps:
+           time is the event's index in its trace (each entry and exit
+           one microsecond), so ts N is event N of "decode --stack-at N",
+           and every trace is a clock of its own. Calls still open where a trace ends (a hang) end one tick
+           after its last event, marked unfinished. -o NAME.json.gz is
+           compressed. When the JSON would be larger than --split-size
+           (default 1G before compression, about what a browser tab
+           loads), each rank goes to a file of its own,
+           NAME.rank-N.json[.gz], and stderr names them.
+           --diff NORMAL FAULTY TRACE writes trace TRACE (P.T, or P for
+           every thread of process P) of both runs as two processes,
+           "normal rank P" and "faulty rank P", shifted so that the first
+           event where they differ lies at one time, marked by an instant
+           event "first difference".
+  pprof    a pprof profile of call paths per thread, for go tool pprof:
+           sample types calls (times each call path was entered, the
+           default) and events (event ticks spent in it), labels rank and
+           thread (-tagfocus=rank=3). Compare two runs' profiles with
+           go tool pprof -diff_base normal.pb.gz faulty.pb.gz.
+
+--filter SPEC shows only the calls a filter keeps (the presets of "rank
+--help", joined by "+"), nested among themselves; the calls it hides keep
+their events' time. --trace chooses traces.
+
 Outputs are written under temporary names and renamed into place when
 complete, so a failure leaves no partial file.`,
 		Example: `  difftrace convert --from u16 loops.u16 -o trace.0.0
   difftrace decode --raw trace.0.0 --format u16 | cmp - loops.u16
   uftrace record -P . ./app && difftrace convert uftrace.data -o run
-  mpirun -np 4 sh -c 'uftrace record -P . -d rec/uftrace.$OMPI_COMM_WORLD_RANK ./app' && difftrace convert rec -o run`,
+  mpirun -np 4 sh -c 'uftrace record -P . -d rec/uftrace.$OMPI_COMM_WORLD_RANK ./app' && difftrace convert rec -o run
+  difftrace convert --to chrome faulty/ -o faulty.json.gz
+  difftrace convert --to chrome --filter mpi --diff normal/ faulty/ 3 -o diff-3.json
+  difftrace convert --to pprof normal/ -o normal.pb.gz
+  difftrace convert --to pprof faulty/ -o faulty.pb.gz
+  go tool pprof -top -diff_base normal.pb.gz faulty.pb.gz`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.export.to != "" {
+				if f.from != "" {
+					return fmt.Errorf("--from %s and --to %s: convert writes ParLOT traces from another form (--from) or a run in another form (--to); choose one", f.from, f.export.to)
+				}
+				return runExport(cmd, &f.export, args, f.out)
+			}
+			for _, fl := range []string{"filter", "trace", "diff", "split-size", "max-events", "signatures", "mixed-programs"} {
+				if cmd.Flags().Changed(fl) {
+					return fmt.Errorf("--%s applies with --to chrome or --to pprof", fl)
+				}
+			}
 			if f.out == "" {
 				return fmt.Errorf("convert needs an output file: -o OUT (a run directory for uftrace recordings)")
 			}
@@ -74,9 +122,10 @@ complete, so a failure leaves no partial file.`,
 		},
 	}
 	cmd.Flags().StringVar(&f.from, "from", "", "the input's form: u16 (raw little-endian uint16 values) or uftrace (data directories)")
-	cmd.Flags().StringVarP(&f.out, "output", "o", "", "the ParLOT trace `FILE` (u16) or run directory (uftrace) to write")
+	cmd.Flags().StringVarP(&f.out, "output", "o", "", "the ParLOT trace `FILE` (u16) or run directory (uftrace) to write; with --to, the JSON (.json, .json.gz) or profile (.pb.gz) file")
 	cmd.Flags().IntVar(&f.uftrace.firstRank, "rank", 0, "uftrace: number the processes from this rank, in the order given")
 	cmd.Flags().BoolVar(&f.uftrace.force, "force", false, "uftrace: replace another run already in the output directory")
+	f.export.register(cmd)
 	cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"u16", "uftrace"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

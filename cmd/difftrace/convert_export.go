@@ -1,0 +1,317 @@
+package main
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/export/chrome"
+	"github.com/difftrace/difftrace/export/pprof"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/summary"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// exportFlags are convert's flags for writing a run in another form.
+type exportFlags struct {
+	readFlags
+	to        string
+	filter    string
+	traces    string
+	diff      bool
+	splitSize byteSize
+}
+
+func (f *exportFlags) register(cmd *cobra.Command) {
+	f.readFlags.register(cmd)
+	f.splitSize = byteSize(chrome.SplitSize)
+	cmd.Flags().StringVar(&f.to, "to", "", "write a run in another form: chrome (trace-event JSON for Perfetto and chrome://tracing) or pprof (call-path counts)")
+	cmd.Flags().StringVar(&f.filter, "filter", "", `--to: show only the calls a filter keeps, e.g. mpi or mpi+omp.crit+cust=CPU_Exec (see "difftrace rank --help" for the presets); every call when empty`)
+	completeJoined(cmd, "filter", "+", filterTerms)
+	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `--to: traces to write: "P.T", "P" (every thread of process P) or a comma-separated list (default: all)`)
+	cmd.Flags().BoolVar(&f.diff, "diff", false, "--to chrome: write trace TRACE of runs NORMAL and FAULTY side by side, aligned at their first difference")
+	cmd.Flags().Var(&f.splitSize, "split-size", "--to chrome: write one file per rank (NAME.rank-N.json) when the JSON would be larger than this, e.g. 1G or 500M")
+	completeWords(cmd, "to", "chrome", "pprof")
+}
+
+// runExport writes the runs in args in the form --to names.
+func runExport(cmd *cobra.Command, f *exportFlags, args []string, out string) error {
+	if out == "" {
+		return fmt.Errorf("convert --to %s needs an output file: -o FILE", f.to)
+	}
+	var flt *filters.Filter
+	if f.filter != "" {
+		var err error
+		if flt, err = filters.Parse(f.filter); err != nil {
+			return fmt.Errorf("--filter: %v", err)
+		}
+	}
+	switch f.to {
+	case "chrome":
+	case "pprof":
+		if f.diff {
+			return fmt.Errorf("--diff writes a chrome timeline; for pprof, convert both runs and compare them with go tool pprof -diff_base normal.pb.gz faulty.pb.gz")
+		}
+	default:
+		return fmt.Errorf("--to %q: this difftrace writes chrome (trace-event JSON) or pprof (a profile of call paths)", f.to)
+	}
+	if f.diff {
+		if len(args) != 3 {
+			return fmt.Errorf("convert --to chrome --diff takes NORMAL FAULTY TRACE (two run directories and a trace id such as 3 or 3.1); got %d argument(s)", len(args))
+		}
+		if f.traces != "" {
+			return fmt.Errorf("--diff writes the one trace (or process) its third argument names; --trace does not apply")
+		}
+		return exportDiff(cmd, f, flt, args, out)
+	}
+	if len(args) != 1 {
+		return fmt.Errorf("convert --to %s takes one run directory; got %d arguments (--diff compares two)", f.to, len(args))
+	}
+	tab := f.table()
+	run, err := f.openRun(cmd, args[0], tab)
+	if err != nil {
+		return err
+	}
+	ids, err := run.Select(f.traces)
+	if err != nil {
+		return err
+	}
+	keep := keeper(flt, tab)
+	if f.to == "pprof" {
+		return exportPprof(cmd, run, ids, keep, flt, out)
+	}
+	opts := chrome.Options{Names: run, Keep: keep, Metadata: exportMeta(flt, run.Dir)}
+	groups := [][]trace.ID{ids}
+	if out != "-" {
+		sizes, err := chrome.Size(run, ids, opts)
+		if err != nil {
+			return err
+		}
+		groups = chrome.ByRank(ids, sizes, int64(f.splitSize))
+		if len(groups) > 1 {
+			var total int64
+			for _, s := range sizes {
+				total += s
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "the JSON would be %s, more than --split-size %s: writing one file per rank\n", byteSize(total), f.splitSize)
+		}
+	}
+	paths := []string{out}
+	if len(groups) > 1 {
+		paths = make([]string, len(groups))
+		for i, g := range groups {
+			paths[i] = chrome.RankFile(out, g[0].Proc)
+		}
+		// Every file may be written (no planted link, no directory in
+		// the way) before the first is.
+		for _, p := range paths {
+			o, err := createOutput(p, nil, run.Dir)
+			if err != nil {
+				return err
+			}
+			o.Abort()
+		}
+	}
+	for i, g := range groups {
+		path := paths[i]
+		err := writeExport(cmd, path, run.Dir, true, func(w io.Writer) error {
+			cw := chrome.NewWriter(w, opts)
+			if err := chrome.AddRun(cw, run, g); err != nil {
+				return err
+			}
+			return cw.Close()
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exportDiff writes a chrome timeline of one trace of two runs.
+func exportDiff(cmd *cobra.Command, f *exportFlags, flt *filters.Filter, args []string, out string) error {
+	id, err := trace.ParseID(args[2])
+	if err != nil {
+		return err
+	}
+	tab := f.table()
+	normal, err := f.openRun(cmd, args[0], tab)
+	if err != nil {
+		return err
+	}
+	faulty, err := f.openRun(cmd, args[1], tab)
+	if err != nil {
+		return err
+	}
+	meta := exportMeta(flt, normal.Dir)
+	delete(meta, "run")
+	meta["normal"], meta["faulty"], meta["trace"] = normal.Dir, faulty.Dir, id.String()
+	opts := chrome.Options{Names: normal, Keep: keeper(flt, tab), Metadata: meta}
+	var aligned []chrome.Alignment
+	err = writeExport(cmd, out, normal.Dir, true, func(w io.Writer) error {
+		cw := chrome.NewWriter(w, opts)
+		if aligned, err = chrome.AddDiff(cw, normal, faulty, id); err != nil {
+			return err
+		}
+		return cw.Close()
+	})
+	if err != nil {
+		return err
+	}
+	for _, a := range aligned {
+		if !a.Differ {
+			fmt.Fprintf(cmd.ErrOrStderr(), "trace %s: the runs do not differ (%s shown)\n", a.Trace, plural(a.Common, "event"))
+			continue
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "trace %s: first difference after %s in common, at normal event %d and faulty event %d: ts %d in the file\n",
+			a.Trace, plural(a.Common, "event"), a.Normal, a.Faulty, a.At)
+	}
+	return nil
+}
+
+// exportPprof writes the call paths of traces ids of run as a profile.
+func exportPprof(cmd *cobra.Command, run *decode.Run, ids []trace.ID, keep func(trace.Symbol) bool, flt *filters.Filter, out string) error {
+	comments := []string{"run: " + run.Dir}
+	if flt != nil {
+		comments = append(comments, "filter: "+flt.Name())
+	}
+	if out == "-" && isTerminal(cmd.OutOrStdout()) {
+		return fmt.Errorf("refusing to write a binary profile to a terminal; redirect standard output to a file or use -o FILE")
+	}
+	return writeExport(cmd, out, run.Dir, false, func(w io.Writer) error {
+		pw := pprof.NewWriter(w, pprof.Options{Names: run, Program: run.ProgramName(), Keep: keep, Comments: comments, Uncompressed: !strings.HasSuffix(out, ".gz")})
+		if err := pprof.AddRun(pw, run, ids); err != nil {
+			return err
+		}
+		return pw.Close()
+	})
+}
+
+// writeExport writes one output file through createOutput (whole or not
+// at all, never through another user's link), gzip-compressed when
+// compress is set and its name ends in .gz, and says so on stderr.
+func writeExport(cmd *cobra.Command, path, input string, compress bool, write func(io.Writer) error) error {
+	out, err := createOutput(path, cmd.OutOrStdout(), input)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	var w io.Writer = out
+	var gz *gzip.Writer
+	if compress && strings.HasSuffix(path, ".gz") {
+		gz, _ = gzip.NewWriterLevel(out, gzip.BestSpeed)
+		w = gz
+	}
+	if err := write(w); err != nil {
+		return fmt.Errorf("%s: %w", out.name(), err)
+	}
+	if gz != nil {
+		if err := gz.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", out.name(), err)
+		}
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	if path != "-" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", trace.Printable(path))
+	}
+	return nil
+}
+
+// keeper returns the Keep of flt compiled against tab, nil for every call.
+func keeper(flt *filters.Filter, tab *trace.Table) func(trace.Symbol) bool {
+	if flt == nil {
+		return nil
+	}
+	return flt.Compile(tab).Keep
+}
+
+// exportMeta is the otherData of a chrome timeline.
+func exportMeta(flt *filters.Filter, dir string) map[string]any {
+	m := map[string]any{"producer": "difftrace " + version, "run": dir, "filter": "none: every call"}
+	if flt != nil {
+		m["filter"] = flt.Name()
+	}
+	return m
+}
+
+// openRun opens the run in dir for reading its events, interning its
+// names into tab. A summary stands for the run it summarises, when that is
+// still where summarize read it.
+func (f *exportFlags) openRun(cmd *cobra.Command, dir string, tab *trace.Table) (*decode.Run, error) {
+	if summary.Is(dir) {
+		s, err := summary.Open(dir)
+		if err != nil {
+			return nil, err
+		}
+		run, err := decode.Open(s.Run.Dir, tab, decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms})
+		if err != nil {
+			return nil, fmt.Errorf("%s: is a summary, which holds no events, and the run it summarises is not at %s from here (%v); give the run directory", dir, s.Run.Dir, err)
+		}
+		want, _, err := decode.FromHeader(s.Run, trace.NewTable())
+		if err != nil || !slices.Equal(run.Traces(), want.Traces()) {
+			return nil, fmt.Errorf("%s: is a summary, which holds no events, and %s no longer holds the traces it summarised; give the run directory", dir, s.Run.Dir)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a summary: reading the run it summarises, %s\n", trace.Printable(dir), trace.Printable(s.Run.Dir))
+		return run, nil
+	}
+	if err := waitRecorded(cmd, dir); err != nil {
+		return nil, err
+	}
+	return decode.Open(dir, tab, decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms})
+}
+
+// byteSize is a flag holding a number of bytes: 1073741824, 1G, 500M, 64K
+// (powers of 1024).
+type byteSize int64
+
+func (b byteSize) String() string {
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if b >= byteSize(u.size) && int64(b)%u.size == 0 {
+			return strconv.FormatInt(int64(b)/u.size, 10) + u.suffix
+		}
+	}
+	if b >= 10<<20 {
+		return fmt.Sprintf("%.1fG", float64(b)/(1<<30))
+	}
+	return strconv.FormatInt(int64(b), 10)
+}
+
+func (b *byteSize) Type() string { return "size" }
+
+func (b *byteSize) Set(s string) error {
+	mult := int64(1)
+	num := strings.TrimSpace(s)
+	if n := len(num); n > 0 {
+		switch strings.ToUpper(num[n-1:]) {
+		case "K":
+			mult = 1 << 10
+		case "M":
+			mult = 1 << 20
+		case "G":
+			mult = 1 << 30
+		case "T":
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			num = num[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v <= 0 || v*float64(mult) >= math.MaxInt64 {
+		return fmt.Errorf("want a size in bytes, such as 1G, 500M or 65536")
+	}
+	*b = byteSize(v * float64(mult))
+	return nil
+}
