@@ -304,6 +304,11 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 		progress[p.Trace] = p
 		rankOf[p.Trace] = i
 	}
+	// Whether some trace did not make every call of its normal run.
+	behindAny := false
+	for _, p := range rep.Progress {
+		behindAny = behindAny || withNormal && !idle(p) && p.NormalCalls > 0 && p.Fraction < 1
+	}
 	// A trace that ended where no peer did, first: where it stopped says
 	// more than how far it got.
 	leaves := rep.Classes.Leaves()
@@ -313,7 +318,11 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 			if l.Ended != 1 || len(l.Traces) != 1 || seen[id] {
 				continue
 			}
-			if p := progress[id]; withNormal && (idle(p) || p.NormalCalls > 0 && p.Fraction >= 1) {
+			// A trace that made every call of its normal run and then
+			// stopped inside one (MPI_Finalize) waits for the others, as
+			// any that finishes its work in a hang does; unless no other
+			// trace is behind: then it is the one that did not return.
+			if p := progress[id]; withNormal && (idle(p) || p.NormalCalls > 0 && p.Fraction >= 1 && (len(p.End) == 0 || behindAny)) {
 				continue
 			}
 			seen[id] = true

@@ -136,3 +136,39 @@ func TestFallbackSuspects(t *testing.T) {
 		t.Errorf("reason: %q", got[0].Reason)
 	}
 }
+
+// A rank that made every call of its normal run and then stopped inside
+// the last one (MPI_Finalize, waiting for a message nobody sends), where
+// every peer returned from all its calls, is the suspect: having made
+// every call is no excuse for not returning from it.
+func TestFallbackStoppedInLastCall(t *testing.T) {
+	ids := []trace.ID{{Proc: 0}, {Proc: 1}, {Proc: 2}, {Proc: 3}}
+	stacks := [][]string{nil, nil, {"main", "MPI_Finalize"}, nil}
+	rep := &Report{Classes: buildTree(ids, stacks)}
+	for i := range ids {
+		p := Progress{Trace: ids[i], End: stacks[i], Calls: 36, NormalCalls: 36, Reached: 36, Fraction: 1}
+		p.Where = where(p, true)
+		rep.Progress = append(rep.Progress, p)
+	}
+	got := fallbackSuspects(rep, true)
+	if len(got) == 0 || got[0].Trace != ids[2] || !strings.HasPrefix(got[0].Reason, "the only trace that ended in main > MPI_Finalize") {
+		t.Errorf("suspects %+v, want 2.0, the only trace that ended in MPI_Finalize", got)
+	}
+}
+
+// In a deadlock, a rank that finished its work waits in MPI_Finalize for
+// the others: with traces behind it, it is no suspect.
+func TestFallbackFinishedWaitsForOthers(t *testing.T) {
+	ids := []trace.ID{{Proc: 0}, {Proc: 1}, {Proc: 2}, {Proc: 3}}
+	stacks := [][]string{{"main", "sort", "MPI_Recv"}, {"main", "sort", "MPI_Recv"}, {"main", "sort", "MPI_Recv"}, {"main", "MPI_Finalize"}}
+	rep := &Report{Classes: buildTree(ids, stacks)}
+	for i, reached := range []uint64{20, 12, 20, 36} {
+		p := Progress{Trace: ids[i], End: stacks[i], Calls: reached, NormalCalls: 36, Reached: reached, Fraction: float64(reached) / 36}
+		p.Where = where(p, true)
+		rep.Progress = append(rep.Progress, p)
+	}
+	got := fallbackSuspects(rep, true)
+	if len(got) == 0 || got[0].Trace != ids[1] || slices.ContainsFunc(got, func(s Suspect) bool { return s.Trace == ids[3] }) {
+		t.Errorf("suspects %+v, want 1.0 (got least far) first and not 3.0 (waiting in MPI_Finalize)", got)
+	}
+}

@@ -16,11 +16,14 @@ type View struct {
 	K      int      `json:"k"`
 	// Changes counts the elements that only one run has in the trace's
 	// diffNLR under this view, run-wide changes set aside: a suggested view
-	// never has 0.
+	// never has 0, but for Why "stopped".
 	Changes int `json:"changes"`
 	// Why says which rows the view comes from: "first" (the trace was
 	// their top suspect), "listed" (it was a suspect) or "changed" (its
-	// calls changed under this filter, though no row made it a suspect).
+	// calls changed under this filter, though no row made it a suspect);
+	// or "stopped": the trace is the hang analysis's culprit, made every
+	// call its normal run makes and stopped inside one, and the view is
+	// the broadest (Changes is 0, the one suggestion where it is).
 	Why string `json:"why"`
 	// Parted is set when the faulty run hung or crashed and the view is
 	// not of the consensus leader but of the leading trace that parted from

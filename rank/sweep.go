@@ -313,6 +313,17 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 			}
 		}
 	}
+	if rk.Suggestion == nil && rk.NoClearSuspect == "" && len(rk.Filters) > 0 && len(g.Ks) > 0 {
+		// A hang whose culprit made every call its normal run makes and
+		// then stopped inside one (MPI_Finalize, say): no view shows a
+		// change in its calls, and its diffNLR shows where it stopped.
+		if p, why, ok := g.culprit(c); ok {
+			if c.singleThreaded() {
+				p = p.Process()
+			}
+			rk.Suggestion = &View{Trace: p, Filter: rk.Filters[len(rk.Filters)-1], K: g.Ks[0], Why: "stopped", Culprit: why}
+		}
+	}
 	return rk, nil
 }
 

@@ -215,6 +215,9 @@ func (f *diffNLRFlags) pickView(c *rank.Comparison, p *picking, id trace.ID) (so
 		v = &found
 	}
 	f.filter, f.k = v.Filter, v.K
+	if v.Why == "stopped" {
+		return "the hang analysis's first suspect, which made the calls of its normal run and stopped inside the last one", "", nil
+	}
 	return fmt.Sprintf("the clearest diff among the ranking's rows where %s is %s", id, viewWhy(v)), "", nil
 }
 

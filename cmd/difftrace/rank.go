@@ -410,8 +410,12 @@ func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, hung *h
 	case v != nil:
 		why := viewWhy(v)
 		fmt.Fprintf(out, "\nhow it changed: difftrace diffnlr %s\n", v.Trace)
-		fmt.Fprintf(out, "        (filter %s, K %d: the clearest diff among the rows where %s is %s, %s)\n",
-			v.Filter, v.K, v.Trace, why, plural(uint64(v.Changes), "changed element"))
+		if v.Why == "stopped" {
+			fmt.Fprintf(out, "        (filter %s, K %d: %s made the calls of its normal run and stopped inside the last one)\n", v.Filter, v.K, v.Trace)
+		} else {
+			fmt.Fprintf(out, "        (filter %s, K %d: the clearest diff among the rows where %s is %s, %s)\n",
+				v.Filter, v.K, v.Trace, why, plural(uint64(v.Changes), "changed element"))
+		}
 		if v.CountsOnly {
 			fmt.Fprintf(out, "        Only loop counts changed in %s. If the program varies by itself (receives from any source, dynamic\n"+
 				"        schedules, work stealing), record the normal run once more and give it with --also-normal: what\n"+

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // The in-memory explanation says what difftrace diffnlr's path through run
@@ -130,5 +131,37 @@ func TestRunWideSetAside(t *testing.T) {
 	}
 	if n == 0 || float64(passed) < 0.85*float64(n) {
 		t.Errorf("%d of %d mutations explained right with a run-wide change; want at least 85%%", passed, n)
+	}
+}
+
+// A rank that hangs in MPI_Finalize after making every call of its normal
+// run changes no view's calls: rank still suggests the diffNLR of the hang
+// analysis's culprit, under the broadest view, and it says where the rank
+// stopped.
+func TestSuggestedStoppedInLastCall(t *testing.T) {
+	normal := "../../testdata/runs/oddeven-normal"
+	b, err := OpenBase(normal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := trace.ID{Proc: 4}
+	i, _ := b.Index(id)
+	tr := b.Tree(i)
+	mainCall := tr.Nodes[Root].Children[len(tr.Nodes[Root].Children)-1]
+	kids := tr.Nodes[mainCall].Children
+	final := tr.Nodes[kids[len(kids)-1]]
+	if b.Name(final.Sym) != "MPI_Finalize" {
+		t.Fatalf("the last call of main is %s, want MPI_Finalize", b.Name(final.Sym))
+	}
+	dir := filepath.Join(t.TempDir(), "faulty")
+	if err := b.WriteRun(dir, i, &Mutation{Op: OpCut, Cut: final.Start + 1}); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := ExplainRuns(normal, dir, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "first difference: in main: the faulty trace ends here, inside MPI_Finalize, which the normal run returns from"; ex.Text != want {
+		t.Errorf("under %s: %q, want %q", ex.View, ex.Text, want)
 	}
 }
