@@ -203,7 +203,7 @@ func dendrogramSVG(dg *Dendrogram) template.HTML {
 	}
 	longest = min(longest, dgLabel)
 	left := 18 + float64(longest)*dgCharW + 8
-	top := 36.0
+	top := 44.0
 	w := left + dgPlot + 20
 	ht := top + float64(n)*dgRow + 30
 	maxH := 0.0
@@ -227,7 +227,7 @@ func dendrogramSVG(dg *Dendrogram) template.HTML {
 		cl[leaf] = dg.Leaves[leaf].Cluster
 		l := dg.Leaves[leaf]
 		fmt.Fprintf(&b, `<g class="leaf"><title>%s: %d trace%s, cluster %d</title><rect x="4" y="%s" width="9" height="9" fill="%s"/><text x="18" y="%s" class="label" dominant-baseline="middle">%s</text></g>`,
-			esc(l.Traces), l.Count, pluralS(l.Count), l.Cluster, num(y-4.5), clusterColor(l.Cluster), num(y), esc(clip(leafText(l), longest)))
+			esc(clip(l.Traces, 240)), l.Count, pluralS(l.Count), l.Cluster, num(y-4.5), clusterColor(l.Cluster), num(y), esc(clip(leafText(l), longest)))
 	}
 	for i, m := range dg.Merges {
 		x := n + i
@@ -256,6 +256,11 @@ func dendrogramSVG(dg *Dendrogram) template.HTML {
 		x := xOf(dg.Cut)
 		fmt.Fprintf(&b, `<path d="M%s %sV%s" class="cut"/><text x="%s" y="%s" class="cutlabel">cut: %d cluster%s</text>`,
 			num(x), num(top-8), num(axisY), num(x+3), num(top-10), dg.Clusters, pluralS(dg.Clusters))
+	}
+	if dg.Clusters < min(dg.K, n) {
+		// MaxClust cuts merges at one height together.
+		fmt.Fprintf(&b, `<text x="%s" y="%s" class="cutlabel" text-anchor="end">k = %d gives %d cluster%s: merges at one height are cut together</text>`,
+			num(w-4), num(top-22), dg.K, dg.Clusters, pluralS(dg.Clusters))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
@@ -292,6 +297,7 @@ const (
 	ltGapX   = 18
 	ltGapY   = 34
 	ltMaxTxt = 44 // characters of a line in a concept's box
+	ltMaxRow = 8  // concepts side by side
 )
 
 // latticeSVG draws l as a Hasse diagram: each concept on the level of its
@@ -389,9 +395,19 @@ func latticeSVG(l *Lattice) template.HTML {
 			place()
 		}
 	}
-	// Coordinates: each level centred on the widest.
-	widest := 0.0
+	// A level of more concepts than fit side by side is drawn on several
+	// lines, in its order.
+	var lines [][]int
 	for _, r := range rows {
+		for len(r) > ltMaxRow {
+			lines = append(lines, r[:ltMaxRow])
+			r = r[ltMaxRow:]
+		}
+		lines = append(lines, r)
+	}
+	// Coordinates: each line centred on the widest.
+	widest := 0.0
+	for _, r := range lines {
 		w := 0.0
 		for i, k := range r {
 			if i > 0 {
@@ -403,7 +419,7 @@ func latticeSVG(l *Lattice) template.HTML {
 	}
 	xs, ys := make([]float64, n), make([]float64, n)
 	y := 30.0
-	for _, r := range rows {
+	for _, r := range lines {
 		w, h := 0.0, 0.0
 		for i, k := range r {
 			if i > 0 {
