@@ -82,7 +82,7 @@ and dendrograms (on at most 128 classes); the page says so.
 	fl.StringVar(&f.custom, "custom", "", "a regular expression of function names added to every filter (e.g. CPU_Exec)")
 	fl.StringVarP(&f.out, "output", "o", "", "write the page to this file (.html; .json for the values) instead of standard output")
 	fl.IntVar(&f.shown, "rows", 8, "best rows whose matrices, dendrograms and lattices the page holds (the suggested view's row is added)")
-	fl.IntVar(&f.diffs, "diffs", 6, "suspects whose diffNLR the page holds, the suggested one first")
+	fl.IntVar(&f.diffs, "diffs", 6, "suspects whose diffNLR the page holds, the suggested one first (it always)")
 	filterSpecs(cmd, "filters")
 	completeJoined(cmd, "attrs", ",", attrModes)
 	completeJoined(cmd, "linkage", ",", linkages)
@@ -164,7 +164,7 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 // build assembles the report of a ranking.
 func (f *reportFlags) build(c *rank.Comparison, rk *rank.Ranking, hung *hang.Report, args []string) (*report.Report, error) {
 	rpt := &report.Report{
-		Title:   runLabel(c, rank.Normal) + " vs " + runLabel(c, rank.Faulty),
+		Title:   trace.Printable(runLabel(c, rank.Normal) + " vs " + runLabel(c, rank.Faulty)),
 		Version: version, Traces: len(c.IDs), Processes: len(c.Processes()),
 	}
 	rpt.Runs = reportRuns(c)
@@ -211,7 +211,7 @@ func (f *reportFlags) build(c *rank.Comparison, rk *rank.Ranking, hung *hang.Rep
 		cb := &rpt.Combinations[i]
 		cb.Commands = rpt.Rows[cb.Row].Commands
 	}
-	rpt.Precomputed = precomputedText(len(rows), len(rpt.Rows), f.shown, suggested, rows, len(rk.AlsoNormal) > 0)
+	rpt.Precomputed = precomputedText(len(rows), len(rpt.Rows), f.shown, suggested, len(rk.AlsoNormal) > 0)
 
 	// The diffNLRs: the suggested trace, then the consensus's leaders.
 	targets := diffTargets(c, rk, f.diffs)
@@ -269,28 +269,39 @@ func recognizeRanking(c *rank.Comparison, rk *rank.Ranking) ([]*rank.NLR, error)
 	return c.Recognize(fs, rk.Ks)
 }
 
-// precomputedText says which rows the page precomputed.
-func precomputedText(n, total, best, suggested int, rows []int, noise bool) string {
+// precomputedText says which rows the page precomputed: the best ones
+// (best of them asked for), and the suggested view's row (suggested, -1
+// for none) when it is not among them.
+func precomputedText(n, total, best, suggested int, noise bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The matrices, dendrograms and lattices are precomputed for %d of the %d rows", n, total)
+	best = min(best, total)
+	extra := suggested >= best
 	switch {
+	case n == 0:
+		b.WriteString("No row's matrices, dendrograms and lattices are precomputed (--rows 0, and no suggested view)")
 	case n == total:
-		b.WriteString(" (all of them)")
-	case suggested >= 0 && suggested >= min(best, total):
-		fmt.Fprintf(&b, ": the %d best and row %d, the suggested view's", min(best, total), suggested+1)
+		fmt.Fprintf(&b, "The matrices, dendrograms and lattices are precomputed for all %d rows", n)
+	case best > 0 && extra:
+		fmt.Fprintf(&b, "The matrices, dendrograms and lattices are precomputed for %d of the %d rows: the %d best and row %d, the suggested view's", n, total, best, suggested+1)
+	case extra:
+		fmt.Fprintf(&b, "The matrices, dendrograms and lattices are precomputed for row %d of the %d, the suggested view's", suggested+1, total)
 	default:
-		fmt.Fprintf(&b, ": the %d best", n)
+		fmt.Fprintf(&b, "The matrices, dendrograms and lattices are precomputed for the %d best of the %d rows", n, total)
 	}
-	b.WriteString("; a click on another row shows the commands that draw its pictures (difftrace jsm and difftrace lattice).")
+	if n < total {
+		b.WriteString("; a click on another row shows the commands that draw its pictures (difftrace jsm and difftrace lattice)")
+	}
+	b.WriteString(".")
 	if noise {
 		b.WriteString(" The page's matrices leave out what varies between the normal runs, as the ranking does; difftrace jsm, which takes one pair of runs, does not.")
 	}
 	return b.String()
 }
 
-// diffTargets returns the traces whose diffNLR the page holds: the
-// suggested one, then the consensus's leaders (processes when every
-// process has one thread, as the suggestion names them).
+// diffTargets returns the traces whose diffNLR the page holds, most of
+// them: the suggested one (always: the verdict quotes its first
+// difference), then the consensus's leaders (processes when every process
+// has one thread, as the suggestion names them).
 func diffTargets(c *rank.Comparison, rk *rank.Ranking, most int) []trace.ID {
 	var out []trace.ID
 	add := func(id trace.ID) {
@@ -299,7 +310,7 @@ func diffTargets(c *rank.Comparison, rk *rank.Ranking, most int) []trace.ID {
 		}
 	}
 	if v := rk.Suggestion; v != nil {
-		add(v.Trace)
+		out = append(out, v.Trace) // the verdict's, always
 	}
 	single := len(c.IDs) == len(c.Processes())
 	for _, v := range rk.ThreadVotes {
@@ -494,7 +505,7 @@ func verdict(rpt *report.Report, rk *rank.Ranking) report.Verdict {
 			v.Why = append(v.Why, line+".")
 		}
 		if best, ok := rk.Best(); ok {
-			v.Why = append(v.Why, fmt.Sprintf("The best-ranked combination (filter %s, K %d, %s, %s linkage) has B-score %.3f: 1 would mean the bug left the clustering of the traces as it was.",
+			v.Why = append(v.Why, fmt.Sprintf("The best-ranked combination (filter %s, K %d, %s, %s linkage) has B-score %.3f (1: the traces cluster as in the normal run; lower: the bug changed how they cluster).",
 				best.Filter, best.K, best.Attrs, best.Linkage, best.BScore))
 		}
 		v.Why = append(v.Why, fmt.Sprintf("Its diffNLR is shown under filter %s, K %d: the clearest diff among the rows where %s is %s (%s).",
@@ -541,10 +552,10 @@ func verdict(rpt *report.Report, rk *rank.Ranking) report.Verdict {
 // floor in the suggested view's best row.
 func noiseSentence(rk *rank.Ranking, s *rank.View) string {
 	n := len(rk.AlsoNormal)
-	runs := fmt.Sprintf("%d further normal run", n)
-	if n > 1 {
-		runs += "s"
+	if n < 2 {
+		return "Noise: what changes between the 2 normal runs does not count (a count that varies carries no frequency, an attribute that comes and goes is left out); with three normal runs or more each trace would also get a noise floor."
 	}
+	runs := fmt.Sprintf("%d normal runs", n+1)
 	for _, r := range rk.Rows {
 		if r.Filter != s.Filter || r.K != s.K {
 			continue
@@ -555,7 +566,7 @@ func noiseSentence(rk *rank.Ranking, s *rank.View) string {
 		}
 		for _, x := range sus {
 			if x.ID == s.Trace {
-				return fmt.Sprintf("Noise: with %s, %s changed %.3f in the row filter %s, K %d, %s, %s, against a noise floor of %.3f (how much a normal run still differs from the others); a trace is a suspect only above %d times its floor.",
+				return fmt.Sprintf("Noise: with %s, %s changed %.3f in the row filter %s, K %d, %s, %s, against a noise floor of %.3f (how much a normal run still differs from the others); a trace is a suspect only where it changed at least %d times its floor.",
 					runs, x.ID, x.Score, r.Filter, r.K, r.Attrs, r.Linkage, x.Floor, rank.NoiseFactor)
 			}
 		}

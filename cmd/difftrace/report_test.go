@@ -167,3 +167,31 @@ func TestReportRefusesBadFlags(t *testing.T) {
 		t.Error("a failed report wrote its output")
 	}
 }
+
+// TestReportOfNamesWithControlCharacters: names and run.json strings with
+// terminal escapes reach the page escaped, as the text commands show
+// them, in its text and in its pictures.
+func TestReportOfNamesWithControlCharacters(t *testing.T) {
+	normal, faulty, hung := evilRun(t, "oddeven-normal"), evilRun(t, "oddeven-swapbug"), evilRun(t, "oddeven-dlbug")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		faulty string
+		shown  []string
+	}{
+		{faulty, []string{evilShown, `\x1b]0;title\x07`}},
+		{hung, []string{recvShown, `\x1b]0;title\x07`}},
+	} {
+		page := filepath.Join(dir, "report.html")
+		ok(t, "report", normal, c.faulty, "--filters", "mpi,all", "-o", page)
+		b := mustRead(t, page)
+		if ch, bad := unprintable(b); bad {
+			i := strings.IndexRune(string(b), ch)
+			t.Errorf("the page holds %U: …%q…", ch, b[max(i-60, 0):min(i+60, len(b))])
+		}
+		for _, want := range c.shown {
+			if !strings.Contains(string(b), html.EscapeString(want)) {
+				t.Errorf("the page lacks %q", want)
+			}
+		}
+	}
+}
