@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -136,6 +137,13 @@ func TestReportInBrowser(t *testing.T) {
 	}))`, chromedp.EvalAwaitPromise)
 	if fmt.Sprint(sizes) != "[8 8 8]" {
 		t.Errorf("heatmaps shown: image widths %v, want three of 8 pixels (8 traces)", sizes)
+	}
+	// Hovering over a matrix names the cell.
+	tip := eval[string](t, ctx, `(() => { const svg = document.querySelector('.per-view.heatmaps:not([hidden]) svg.heatmap'); const r = svg.querySelector('image').getBoundingClientRect();
+		svg.dispatchEvent(new MouseEvent('mousemove', {clientX: r.left + r.width * 0.7, clientY: r.top + r.height * 0.2, bubbles: true}));
+		const tip = document.querySelector('.tip'); return tip.hidden ? '' : tip.textContent; })()`)
+	if !regexp.MustCompile(`^\d\.0 × \d\.0: [01]\.\d\d$`).MatchString(tip) {
+		t.Errorf("hovering over a heatmap shows %q, want the cell's traces and value", tip)
 	}
 	dendro := eval[[]int](t, ctx, `[...document.querySelectorAll('.per-combo.dendrograms:not([hidden]) svg.dendrogram')].map(s => s.getBoundingClientRect().width > 100 ? s.querySelectorAll('path.branch').length : -1)`)
 	if len(dendro) != 2 || dendro[0] < 1 || dendro[1] < 1 {
