@@ -54,10 +54,11 @@ fuzz:
 # the bug changed, then draw how the top one changed (diffNLR), for the
 # odd/even sort with swapBug (seeds/002 Fig. 3.5b), ILCS with its
 # unprotected critical section (Fig. 3.7a) and the C++ stencil whose rank 3
-# skips its halo exchange in step 6 and hangs; then a task farm that varies
-# by itself, with two normal runs, whose worker 3 skips one verify(). Each
-# pair works in its own directory of demo-out/, where rank leaves its
-# session for diffnlr.
+# skips its halo exchange in step 6 and hangs, whose whole comparison
+# report writes on one page (demo-out/report.html); then a task farm that
+# varies by itself, with two normal runs, whose worker 3 skips one
+# verify(). Each pair works in its own directory of demo-out/, where rank
+# leaves its session for diffnlr.
 DEMO := demo-out
 DT   := ../../$(BIN)
 RUNS := ../../testdata/runs
@@ -70,9 +71,11 @@ demo: build
 	cd $(DEMO)/ilcs && $(DT) diffnlr 6.4 -o diffnlr-6.4.svg -o diffnlr-6.4.png
 	cd $(DEMO)/stencil && $(DT) rank $(RUNS)/stencil-normal $(RUNS)/stencil-skipbug --rows 8
 	cd $(DEMO)/stencil && $(DT) diffnlr 3 -o diffnlr-3.svg -o diffnlr-3.png
+	cd $(DEMO)/stencil && $(DT) report $(RUNS)/stencil-normal $(RUNS)/stencil-skipbug -o ../report.html
 	cd $(DEMO)/farm && $(DT) rank $(NOISE)/farm-1 $(NOISE)/farm-skipverify --also-normal $(NOISE)/farm-2 --rows 8
 	cd $(DEMO)/farm && $(DT) diffnlr 3 -o diffnlr-3.svg -o diffnlr-3.png
 	@echo; echo "pictures: $$(ls $(DEMO)/*/*.svg $(DEMO)/*/*.png | tr '\n' ' ')"
+	@echo "the stencil pair on one page (open it in a browser): $(DEMO)/report.html"
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -236,6 +236,12 @@ func (wf *WaitFor) suspects() []Suspect {
 	return out
 }
 
+// Lines says the waits in words, one line each ("ranks 2 and 4 in
+// MPI_Waitall for rank 3"), ranks with the same call and the same ranks
+// waited for together, then the cycles among them: what the text report
+// lists under "who waited for whom", for reports in other forms.
+func (wf *WaitFor) Lines() []string { return wf.lines() }
+
 // lines says the waits in words, ranks with the same call and the same
 // ranks waited for together.
 func (wf *WaitFor) lines() []string {

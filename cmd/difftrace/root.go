@@ -49,6 +49,6 @@ one of them changed (diffNLR).`,
 		return fmt.Errorf("%v (see %s --help)", err, c.CommandPath())
 	})
 	root.AddCommand(newInfoCmd(), newDecodeCmd(), newStatsCmd(), newConvertCmd(), newCaptureCmd(), newHangCmd(),
-		newFilterCmd(), newNLRCmd(), newLatticeCmd(), newJSMCmd(), newRankCmd(), newDiffNLRCmd(), newSummarizeCmd())
+		newFilterCmd(), newNLRCmd(), newLatticeCmd(), newJSMCmd(), newRankCmd(), newDiffNLRCmd(), newReportCmd(), newSummarizeCmd())
 	return root
 }
