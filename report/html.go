@@ -37,9 +37,13 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 }).Parse(pageTemplate))
 
 // writeHTML writes the page.
-func writeHTML(w io.Writer, rpt *Report) error {
+func (rpt *Report) writeHTML(w io.Writer, _ Options) error {
 	return page.Execute(w, rpt)
 }
+
+func (*Report) defaultFormat() Format { return HTML }
+
+func (*Report) name() string { return "the report page" }
 
 // suspectIDs lists suspects as the rank table does: "5, 4, +3", "-" for
 // none.

@@ -1,11 +1,5 @@
 package report
 
-import (
-	"encoding/json"
-	"fmt"
-	"io"
-)
-
 // Report is everything the page shows, as plain values.
 type Report struct {
 	Title   string `json:"title"`   // e.g. "stencil-normal vs stencil-skipbug"
@@ -255,30 +249,4 @@ type Command struct {
 	Line string `json:"line"`
 }
 
-// Format is an output format of Write.
-type Format string
 
-// The formats Write writes.
-const (
-	HTML Format = "html"
-	JSON Format = "json"
-)
-
-// Options says how to write a report.
-type Options struct {
-	Format Format // HTML when empty
-}
-
-// Write writes rpt to w in the format o names: the self-contained HTML
-// page, or the values as JSON.
-func Write(w io.Writer, rpt *Report, o Options) error {
-	switch o.Format {
-	case HTML, "":
-		return writeHTML(w, rpt)
-	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rpt)
-	}
-	return fmt.Errorf("report: format %q; want html or json", o.Format)
-}
