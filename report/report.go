@@ -248,5 +248,3 @@ type Command struct {
 	What string `json:"what"`
 	Line string `json:"line"`
 }
-
-
