@@ -118,38 +118,9 @@ without repeating them.`,
 			// A faulty run that hung gets the hang analysis too: where
 			// each rank stopped and whom to suspect, the first suspect
 			// being the trace whose diffNLR rank suggests.
-			var hung *hang.Report
-			var hangErr error
-			grid.Culprit = func() (trace.ID, string, bool) {
-				rep, err := hang.Analyze(c, hang.Options{})
-				if err != nil {
-					hangErr = err
-					return trace.ID{}, "", false
-				}
-				if !rep.Hung {
-					return trace.ID{}, "", false
-				}
-				hung = rep
-				if len(rep.Suspects) == 0 {
-					return trace.ID{}, "", false
-				}
-				return rep.Suspects[0].Trace, rep.Suspects[0].Reason, true
-			}
-			rk, err := c.Sweep(grid)
+			rk, hung, err := hang.Sweep(c, grid)
 			if err != nil {
 				return err
-			}
-			if hangErr != nil {
-				return hangErr
-			}
-			if hung == nil && len(c.Runs) == 2 {
-				// No suggestion was asked for (no row found a suspect):
-				// the hang section all the same.
-				if rep, err := hang.Analyze(c, hang.Options{}); err != nil {
-					return err
-				} else if rep.Hung {
-					hung = rep
-				}
 			}
 			switch f.format {
 			case "table":

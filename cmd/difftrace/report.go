@@ -112,38 +112,10 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	defer out.Abort()
-	// The hang section, wired as rank wires it: the hang analysis's first
-	// suspect is the trace whose diffNLR the ranking suggests.
-	var hung *hang.Report
-	var hangErr error
-	grid.Culprit = func() (trace.ID, string, bool) {
-		rep, err := hang.Analyze(c, hang.Options{})
-		if err != nil {
-			hangErr = err
-			return trace.ID{}, "", false
-		}
-		if !rep.Hung {
-			return trace.ID{}, "", false
-		}
-		hung = rep
-		if len(rep.Suspects) == 0 {
-			return trace.ID{}, "", false
-		}
-		return rep.Suspects[0].Trace, rep.Suspects[0].Reason, true
-	}
-	rk, err := c.Sweep(grid)
+	// The ranking, and the hang analysis when the faulty run hung.
+	rk, hung, err := hang.Sweep(c, grid)
 	if err != nil {
 		return err
-	}
-	if hangErr != nil {
-		return hangErr
-	}
-	if hung == nil && len(c.Runs) == 2 {
-		if rep, err := hang.Analyze(c, hang.Options{}); err != nil {
-			return err
-		} else if rep.Hung {
-			hung = rep
-		}
 	}
 	rpt, err := f.build(c, rk, hung, args)
 	if err != nil {
