@@ -102,6 +102,10 @@ func (n *NLR) findRunWide() error {
 		change Change
 		procs  map[int]bool
 	}
+	hung := false
+	if bad, _ := badEnding(c.Runs[Faulty]); bad != "" {
+		hung = true
+	}
 	byKey := map[string]*found{}
 	var order []string
 	diffs := make([][]stretch, len(c.IDs))
@@ -115,8 +119,14 @@ func (n *NLR) findRunWide() error {
 			return err
 		}
 		diffs[i] = stretches(blocks)
-		for _, st := range diffs[i] {
+		for j, st := range diffs[i] {
 			if st.common {
+				continue
+			}
+			if hung && j == len(diffs[i])-1 && len(st.Normal) > 0 {
+				// Where a run that hung stopped, with nothing in common
+				// after it: every rank stopping in the same step is the
+				// hang, not a change of the command line.
 				continue
 			}
 			k := st.key()
@@ -129,14 +139,32 @@ func (n *NLR) findRunWide() error {
 			f.procs[of[i]] = true
 		}
 	}
-	wide := map[string]bool{}
+	// A process whose own change begins where the run-wide one does (its
+	// bug right after the command line is parsed, with no call in common
+	// between them) shows the run-wide change too, at the start of its own.
+	for _, k := range order {
+		f := byKey[k]
+		if len(f.procs) < 2 || len(f.procs) == len(inBoth) {
+			continue
+		}
+		for i, d := range diffs {
+			if f.procs[of[i]] {
+				continue
+			}
+			for _, st := range d {
+				if !st.common && begins(st.Change, f.change) {
+					f.procs[of[i]] = true
+					break
+				}
+			}
+		}
+	}
 	for _, k := range order {
 		if len(byKey[k].procs) == len(inBoth) {
-			wide[k] = true
 			n.RunWide = append(n.RunWide, byKey[k].change)
 		}
 	}
-	if len(wide) == 0 {
+	if len(n.RunWide) == 0 {
 		return nil
 	}
 	n.analysed = make([]nlr.Sequence, len(c.IDs))
@@ -144,21 +172,54 @@ func (n *NLR) findRunWide() error {
 		touched := false
 		s := nlr.Sequence{} // not nil: nil in analysed means unchanged
 		for _, st := range d {
-			switch {
-			case st.common:
+			if st.common {
 				s = append(s, st.Normal...)
-			case wide[st.key()]:
-				s = append(s, st.Normal...)
-				touched = true
-			default:
-				s = append(s, st.Faulty...)
+				continue
 			}
+			w, ok := n.widePart(st)
+			if ok {
+				s = append(s, w.Normal...)
+				touched = true
+			}
+			s = append(s, st.Faulty[len(w.Faulty):]...)
 		}
 		if touched {
 			n.analysed[i] = s
 		}
 	}
 	return nil
+}
+
+// begins reports whether change ch begins with change w on both sides (w
+// not empty).
+func begins(ch, w Change) bool {
+	if len(w.Normal)+len(w.Faulty) == 0 || len(w.Normal) > len(ch.Normal) || len(w.Faulty) > len(ch.Faulty) {
+		return false
+	}
+	for j, e := range w.Normal {
+		if !ch.Normal[j].Equal(e) {
+			return false
+		}
+	}
+	for j, e := range w.Faulty {
+		if !ch.Faulty[j].Equal(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// widePart returns the run-wide change a change of the diff is or begins
+// with, if any (the longest).
+func (n *NLR) widePart(st stretch) (Change, bool) {
+	var best Change
+	found := false
+	for _, w := range n.RunWide {
+		if begins(st.Change, w) && (!found || len(w.Normal)+len(w.Faulty) > len(best.Normal)+len(best.Faulty)) {
+			best, found = w, true
+		}
+	}
+	return best, found
 }
 
 // Seq returns the NLR of trace IDs[i] in run r as the analysis sees it: as
@@ -198,31 +259,33 @@ func (n *NLR) FaultyCall(i int, k uint64) uint64 {
 	if !n.Patched(i) {
 		return k
 	}
-	wide := map[string]bool{}
-	for _, ch := range n.RunWide {
-		wide[ch.key()] = true
-	}
 	blocks, err := diffnlr.Diff(n.Seqs[Normal][i], n.Seqs[Faulty][i])
 	if err != nil {
 		return k
 	}
 	var seen, rec uint64 // calls before, as the analysis sees them and as recorded
-	for _, st := range stretches(blocks) {
-		var sees, recorded uint64
-		switch {
-		case st.common:
-			sees = n.Table.Calls(st.Normal)
-			recorded = sees
-		case wide[st.key()]:
-			sees, recorded = n.Table.Calls(st.Normal), n.Table.Calls(st.Faulty)
-		default:
-			sees = n.Table.Calls(st.Faulty)
-			recorded = sees
-		}
+	step := func(sees, recorded uint64) (uint64, bool) {
 		if seen+sees > k {
-			return rec + min(k-seen, recorded)
+			return rec + min(k-seen, recorded), true
 		}
 		seen, rec = seen+sees, rec+recorded
+		return 0, false
+	}
+	for _, st := range stretches(blocks) {
+		if st.common {
+			if at, ok := step(n.Table.Calls(st.Normal), n.Table.Calls(st.Normal)); ok {
+				return at
+			}
+			continue
+		}
+		w, _ := n.widePart(st)
+		if at, ok := step(n.Table.Calls(w.Normal), n.Table.Calls(w.Faulty)); ok {
+			return at
+		}
+		rest := n.Table.Calls(st.Faulty[len(w.Faulty):])
+		if at, ok := step(rest, rest); ok {
+			return at
+		}
 	}
 	return rec + (k - seen)
 }
