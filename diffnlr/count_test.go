@@ -86,3 +86,39 @@ func TestCountAmongPollingCalls(t *testing.T) {
 		t.Fatalf("%s\nwant the loop of (MPI_Iprobe, MPI_Recv, MPI_Send) run 3 times instead of 4", text)
 	}
 }
+
+// A time loop whose steps differ every third one (output) is no loop of
+// equal steps: its loops are groups of steps. The sentence says which call
+// of the step function the change is in, as the user counts steps.
+func TestStepOrdinalWhereLoopsAreGroups(t *testing.T) {
+	const (
+		run trace.Symbol = iota + 1
+		step
+		compute
+		output
+		limit
+	)
+	names := map[trace.Symbol]string{run: "run", step: "step", compute: "compute", output: "output", limit: "limit"}
+	R := trace.Return
+	events := func(skip int) []trace.Symbol {
+		ev := []trace.Symbol{run}
+		for s := 1; s <= 12; s++ {
+			ev = append(ev, step, compute)
+			if s != skip {
+				ev = append(ev, limit, R)
+			}
+			ev = append(ev, R)
+			if s%3 == 0 {
+				ev = append(ev, output, R)
+			}
+			ev = append(ev, R)
+		}
+		return append(ev, R)
+	}
+	w := Whole{Normal: events(0), Faulty: events(8)}
+	e := ExplainFirst(First{Common: math.MaxUint64}, w, math.MaxUint64, math.MaxUint64)
+	text := e.Text(func(s trace.Symbol) string { return names[s] })
+	if e.Kind != Missing || !strings.Contains(text, "in run > step (the 8th of 12) > compute: limit missing") {
+		t.Errorf("%s\nwant limit missing in the 8th of 12 calls of step", text)
+	}
+}

@@ -80,6 +80,12 @@ type Explanation struct {
 	FaultyKept  int `json:"faulty_kept"`
 	// Stack holds the callers of the calls that differ, outermost first.
 	Stack []trace.Symbol `json:"-"`
+	// StackNth says, for each caller of Stack, which of the calls of its
+	// function among its siblings it is, when it is one of several and no
+	// loop there numbers it (a time step whose steps differ every fourth
+	// one, for output: the loops there are of groups of steps); zero
+	// otherwise. Parallel to Stack.
+	StackNth []Nth `json:"stack_nth,omitempty"`
 	// Loops are the loops around the place, outermost first, at every
 	// level of the call stack.
 	Loops []LoopPlace `json:"loops"`
@@ -479,6 +485,17 @@ func (x *explainer) around(r *Explanation, kn []call, hn []uint64, i int, sym tr
 		return
 	}
 	r.Stack = append([]trace.Symbol{sym}, r.Stack...)
+	var at Nth
+	if n, of := ordinal(kn, i); of >= 2 && !(len(loops) == 1 && loops[0].Period == 1 && loops[0].Iteration == n && loops[0].Count == of) {
+		at = Nth{N: n, Of: of}
+	}
+	r.StackNth = append([]Nth{at}, r.StackNth...)
+}
+
+// Nth is the N-th (from 1) of Of calls; zero when not said.
+type Nth struct {
+	N  int `json:"n"`
+	Of int `json:"of"`
 }
 
 // loopsAt returns the loops around callee i of kn.
@@ -823,8 +840,12 @@ func (x *explainer) countAt(r *Explanation, kn []call, hn []uint64, loops func(i
 // names symbols.
 func (e Explanation) Text(name func(trace.Symbol) string) string {
 	var stack []string
-	for _, s := range e.Stack {
-		stack = append(stack, name(s))
+	for j, s := range e.Stack {
+		n := name(s)
+		if j < len(e.StackNth) && e.StackNth[j].Of >= 2 {
+			n += fmt.Sprintf(" (the %s of %d)", ordinalWord(e.StackNth[j].N), e.StackNth[j].Of)
+		}
+		stack = append(stack, n)
 	}
 	if !e.Whole {
 		return e.First.Text(name, stack)

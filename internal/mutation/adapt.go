@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/difftrace/difftrace/diffnlr"
@@ -58,6 +59,11 @@ var kinds = map[diffnlr.Change]Kind{
 	diffnlr.Replaced:     Replaced,
 }
 
+// nthAnnotation is how the sentence says which call of its function a
+// caller is, after its name ("step (the 6th of 14)"); the stack is read
+// without it.
+var nthAnnotation = regexp.MustCompile(` \(the [0-9]+(st|nd|rd|th) of [0-9]+\)`)
+
 // kindPhrase is how the sentence words each kind.
 var kindPhrase = map[Kind]string{
 	Reordered:    "the same calls in another order",
@@ -93,7 +99,7 @@ func says(text string, x diffnlr.Explanation, a Answer, name func(trace.Symbol) 
 		for _, s := range a.Stack {
 			names = append(names, name(s))
 		}
-		if !strings.Contains(text, "in "+joinStack(names)+": ") {
+		if !strings.Contains(nthAnnotation.ReplaceAllString(text, ""), "in "+joinStack(names)+": ") {
 			return false
 		}
 	}
