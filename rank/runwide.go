@@ -119,14 +119,15 @@ func (n *NLR) findRunWide() error {
 			return err
 		}
 		diffs[i] = stretches(blocks)
-		for j, st := range diffs[i] {
+		for _, st := range diffs[i] {
 			if st.common {
 				continue
 			}
-			if hung && j == len(diffs[i])-1 && len(st.Normal) > 0 {
-				// Where a run that hung stopped, with nothing in common
-				// after it: every rank stopping in the same step is the
-				// hang, not a change of the command line.
+			if hung && n.Table.Calls(st.Normal) > n.Table.Calls(st.Faulty) {
+				// In a run that hung, calls lost: every rank stopping in
+				// the same step (its steps after, read as missing
+				// wherever the diff aligns them) is the hang, not a
+				// change of the command line, which adds calls.
 				continue
 			}
 			k := st.key()
