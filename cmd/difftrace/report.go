@@ -136,7 +136,7 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 // build assembles the report of a ranking.
 func (f *reportFlags) build(c *rank.Comparison, rk *rank.Ranking, hung *hang.Report, args []string) (*report.Report, error) {
 	rpt := &report.Report{
-		Title:   trace.Printable(runLabel(c, rank.Normal) + " vs " + runLabel(c, rank.Faulty)),
+		Title:   trace.Printable(c.RunLabel(rank.Normal) + " vs " + c.RunLabel(rank.Faulty)),
 		Version: version, Traces: len(c.IDs), Processes: len(c.Processes()),
 	}
 	rpt.Runs = reportRuns(c)
@@ -328,32 +328,18 @@ func reportView(rk *rank.Ranking, id trace.ID, broadest string, fold rank.Fold) 
 // (diffnlr.Picture.WriteText), each loop line given its body.
 func reportDiff(c *rank.Comparison, n *rank.NLR, id trace.ID, source string) (report.Diff, error) {
 	d := report.Diff{Trace: id.String(), Header: fmt.Sprintf("diffNLR(%s): filter %s, K %d (%s)", id, n.Filter.Name(), n.K, source)}
-	threads, err := diffTraces(c, id)
+	dn, err := c.DiffNLR(n, id, diffnlr.Abridge{Context: 3, Changed: 8, Changes: 20}) // diffnlr's defaults
 	if err != nil {
 		return d, err
 	}
-	pic, empty, err := diffPicture(c, n, id, threads)
-	if err != nil {
-		return d, err
-	}
-	parts, _, err := firstDifferences(c, n, threads)
-	if err != nil {
-		return d, err
-	}
-	for _, p := range parts {
-		pic.Notes = append(pic.Notes, p.text)
-	}
-	pic.Usual = usualPairs(c, n, threads)
-	pic.Abridge = diffnlr.Abridge{Context: 3, Changed: 8, Changes: 20} // diffnlr's defaults
-	pic.Ended = c.Runs[rank.Faulty].Ending(id.Proc)
-	pic.Bodies = func(a, b int32) string { return bodyDiff(n, a, b) }
+	pic := dn.Picture
 	for _, ch := range n.RunWide {
 		d.Notes = append(d.Notes, "run-wide, left out (every process of the faulty run shows it): "+ellipsis(trace.Printable(ch.Format(n.Table, n.Names())), 100))
 	}
-	if len(empty) > 0 && len(threads) > 1 {
-		d.Notes = append(d.Notes, "no call kept in either run: threads "+strings.Join(empty, ", "))
+	if len(dn.Empty) > 0 && len(dn.Threads) > 1 {
+		d.Notes = append(d.Notes, "no call kept in either run: threads "+strings.Join(dn.Empty, ", "))
 	}
-	for _, l := range n.Table.Legend(n.Names(), pic.Shown()) {
+	for _, l := range dn.Loops {
 		d.Loops = append(d.Loops, trace.Printable(l))
 	}
 	var text bytes.Buffer
