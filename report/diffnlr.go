@@ -191,9 +191,9 @@ func (d *DiffNLR) writeText(w io.Writer, o Options) error {
 	if d.View != "" {
 		fmt.Fprintf(bw, " (%s)", d.View)
 	}
-	fmt.Fprintf(bw, "\nnormal  %s\nfaulty  %s\n", shortPath(d.Normal), shortPath(d.Faulty))
+	fmt.Fprintf(bw, "\nnormal  %s\nfaulty  %s\n", diffShortPath(d.Normal), diffShortPath(d.Faulty))
 	for _, ch := range d.Text.RunWide {
-		fmt.Fprintf(bw, "run-wide, left out (every process of the faulty run shows it): %s\n", ellipsis(trace.Printable(ch), 100))
+		fmt.Fprintf(bw, "run-wide, left out (every process of the faulty run shows it): %s\n", diffEllipsis(trace.Printable(ch), 100))
 	}
 	bw.WriteString("\n")
 	if err := d.Text.Picture.WriteText(bw, o.Color); err != nil {
@@ -211,9 +211,9 @@ func (d *DiffNLR) writeText(w io.Writer, o Options) error {
 	return bw.Flush()
 }
 
-// shortPath writes a path below the current directory relative to it (a
+// diffShortPath writes a path below the current directory relative to it (a
 // session keeps absolute paths).
-func shortPath(p string) string {
+func diffShortPath(p string) string {
 	wd, err := os.Getwd()
 	if err != nil || !filepath.IsAbs(p) {
 		return p
@@ -225,8 +225,8 @@ func shortPath(p string) string {
 	return rel
 }
 
-// ellipsis cuts s to at most n runes, ending in "…" when it cut.
-func ellipsis(s string, n int) string {
+// diffEllipsis cuts s to at most n runes, ending in "…" when it cut.
+func diffEllipsis(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

@@ -224,56 +224,15 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
-	if cmd.Flags().Changed("k") && f.k == 0 {
-		return fmt.Errorf("--k 0: the longest loop body must be between 1 and %d (10 is usual)", nlr.MaxK)
-	}
-	ab, err := f.abridge()
+	ab, color, formats, err := f.check(cmd)
 	if err != nil {
 		return err
 	}
-	color, err := f.colorOn(cmd.OutOrStdout())
+	n, source, err := f.view(cmd, id)
 	if err != nil {
 		return err
 	}
-	formats, err := f.outputFormats()
-	if err != nil {
-		return err
-	}
-	dirs, source, pick, err := f.params(cmd)
-	if err != nil {
-		return err
-	}
-	if _, _, _, err := f.parse(); err != nil {
-		return err
-	}
-	c, err := f.openComparison(cmd, dirs)
-	if err != nil {
-		return err
-	}
-	if _, err := c.DiffTraces(id); err != nil {
-		return err
-	}
-	if pick != nil {
-		var note string
-		if source, note, err = f.pickView(c, pick, id); err != nil {
-			return err
-		}
-		if note != "" {
-			printNotes(cmd, []string{note})
-		}
-	}
-	flt, _, _, err := f.parse()
-	if err != nil {
-		return err
-	}
-	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
-	if err != nil {
-		return err
-	}
-	printNotes(cmd, c.Notes())
-	n := res[0]
-	printNotes(cmd, n.UnfoldedNotes(id))
-	d, err := c.DiffNLR(n, id, ab)
+	d, err := n.Comparison().DiffNLR(n, id, ab)
 	if err != nil {
 		return err
 	}
@@ -296,6 +255,61 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 		}
 		return nil
 	})
+}
+
+// check checks the flags that need no run: K, the abridging, the colours
+// and the -o files.
+func (f *diffNLRFlags) check(cmd *cobra.Command) (ab diffnlr.Abridge, color bool, formats []draw.Format, err error) {
+	if cmd.Flags().Changed("k") && f.k == 0 {
+		return ab, false, nil, fmt.Errorf("--k 0: the longest loop body must be between 1 and %d (10 is usual)", nlr.MaxK)
+	}
+	if ab, err = f.abridge(); err != nil {
+		return ab, false, nil, err
+	}
+	if color, err = f.colorOn(cmd.OutOrStdout()); err != nil {
+		return ab, false, nil, err
+	}
+	formats, err = f.outputFormats()
+	return ab, color, formats, err
+}
+
+// view opens the runs and returns the NLR of the view the diffNLR of id
+// is shown under, and where its filter and K come from.
+func (f *diffNLRFlags) view(cmd *cobra.Command, id trace.ID) (*rank.NLR, string, error) {
+	dirs, source, pick, err := f.params(cmd)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, _, _, err := f.parse(); err != nil {
+		return nil, "", err
+	}
+	c, err := f.openComparison(cmd, dirs)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := c.DiffTraces(id); err != nil {
+		return nil, "", err
+	}
+	if pick != nil {
+		var note string
+		if source, note, err = f.pickView(c, pick, id); err != nil {
+			return nil, "", err
+		}
+		if note != "" {
+			printNotes(cmd, []string{note})
+		}
+	}
+	flt, _, _, err := f.parse()
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+	if err != nil {
+		return nil, "", err
+	}
+	printNotes(cmd, c.Notes())
+	printNotes(cmd, res[0].UnfoldedNotes(id))
+	return res[0], source, nil
 }
 
 // jsonFormat is diffnlr's -o format for the diff as data.
