@@ -22,6 +22,8 @@ type reportFlags struct {
 	// shown is how many of the best rows get their matrices, dendrograms
 	// and lattices in the page; diffs how many suspects their diffNLR.
 	shown, diffs int
+	// suspectShare is the cut of each row's suspects (rank.Grid).
+	suspectShare float64
 }
 
 func newReportCmd() *cobra.Command {
@@ -79,6 +81,8 @@ and dendrograms (on at most 128 classes); the page says so.
 	fl.StringVarP(&f.out, "output", "o", "", "write the page to this file (.html; .json for the values) instead of standard output")
 	fl.IntVar(&f.shown, "rows", 8, "best rows whose matrices, dendrograms and lattices the page holds (the suggested view's row is added)")
 	fl.IntVar(&f.diffs, "diffs", 6, "suspects whose diffNLR the page holds, the suggested one first (it always)")
+	fl.Float64Var(&f.suspectShare, "suspect-share", rank.SuspectShare,
+		"a trace is a row's suspect where its score is at least this share of the row's highest score (1: only the highest)")
 	filterSpecs(cmd, "filters")
 	completeJoined(cmd, "attrs", ",", attrModes)
 	completeJoined(cmd, "linkage", ",", linkages)
@@ -93,6 +97,10 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 	if f.shown < 0 || f.diffs < 0 {
 		return fmt.Errorf("--rows and --diffs take 0 or more")
 	}
+	if !(f.suspectShare > 0 && f.suspectShare <= 1) {
+		return fmt.Errorf("--suspect-share %g: give a share above 0 and at most 1 (%g: half the highest score)", f.suspectShare, rank.SuspectShare)
+	}
+	grid.SuspectShare = f.suspectShare
 	format := report.HTML
 	if hasExt(f.out, ".json") {
 		format = report.JSON
@@ -173,7 +181,15 @@ func (f *reportFlags) gridFlags() []string {
 	if !slices.Equal(f.linkages, linkageNames(rank.DefaultLinkages)) {
 		out = append(out, "--linkage", strings.Join(f.linkages, ","))
 	}
-	return out
+	return append(out, f.shareFlag()...)
+}
+
+// shareFlag is --suspect-share as given, when not the default.
+func (f *reportFlags) shareFlag() []string {
+	if f.suspectShare == rank.SuspectShare {
+		return nil
+	}
+	return []string{"--suspect-share", strconv.FormatFloat(f.suspectShare, 'g', -1, 64)}
 }
 
 func (f *reportFlags) rowCommands(args []string, r report.Row) []string {
@@ -185,6 +201,7 @@ func (f *reportFlags) rowCommands(args []string, r report.Row) []string {
 	for _, n := range f.alsoNormal {
 		row = append(row, "--also-normal", n)
 	}
+	row = append(row, f.shareFlag()...)
 	return []string{
 		jsm + "    # the three matrices",
 		latN + "    # the normal run's lattice",
