@@ -90,20 +90,9 @@ and dendrograms (on at most 128 classes); the page says so.
 }
 
 func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
-	grid, err := f.grid()
+	grid, format, err := f.check()
 	if err != nil {
 		return err
-	}
-	if f.shown < 0 || f.diffs < 0 {
-		return fmt.Errorf("--rows and --diffs take 0 or more")
-	}
-	if !(f.suspectShare > 0 && f.suspectShare <= 1) {
-		return fmt.Errorf("--suspect-share %g: give a share above 0 and at most 1 (%g: half the highest score)", f.suspectShare, rank.SuspectShare)
-	}
-	grid.SuspectShare = f.suspectShare
-	format := report.HTML
-	if hasExt(f.out, ".json") {
-		format = report.JSON
 	}
 	c, err := f.openComparison(cmd, append(args[:2:2], f.alsoNormal...))
 	if err != nil {
@@ -138,6 +127,25 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", f.out)
 	}
 	return nil
+}
+
+// check checks the flags: the grid, what the page holds and its format.
+func (f *reportFlags) check() (rank.Grid, report.Format, error) {
+	grid, err := f.grid()
+	if err != nil {
+		return grid, "", err
+	}
+	if f.shown < 0 || f.diffs < 0 {
+		return grid, "", fmt.Errorf("--rows and --diffs take 0 or more")
+	}
+	if !(f.suspectShare > 0 && f.suspectShare <= 1) {
+		return grid, "", fmt.Errorf("--suspect-share %g: give a share above 0 and at most 1 (%g: half the highest score)", f.suspectShare, rank.SuspectShare)
+	}
+	grid.SuspectShare = f.suspectShare
+	if hasExt(f.out, ".json") {
+		return grid, report.JSON, nil
+	}
+	return grid, report.HTML, nil
 }
 
 // The commands that reproduce the page's parts.
