@@ -1,6 +1,7 @@
 package hang
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -120,6 +121,23 @@ func (n *Node) writeTree(b *strings.Builder, prefix string, last bool, top bool)
 	for i, c := range n.Children {
 		c.writeTree(b, prefix, i == len(n.Children)-1, false)
 	}
+}
+
+// Dot is the classes' tree as Graphviz source, for draw.Render.
+func (rep *Report) Dot() []byte {
+	if rep.Classes == nil {
+		return []byte("digraph hang {\n\tn0 [shape=box, label=" + draw.Quote(rep.Ended) + "];\n}\n")
+	}
+	return rep.Classes.dot()
+}
+
+// Draw draws the classes' tree in format f: the Graphviz source for DOT,
+// else as draw.Render lays it out.
+func (rep *Report) Draw(f draw.Format) ([]byte, error) {
+	if f == draw.DOT {
+		return rep.Dot(), nil
+	}
+	return draw.Render(context.Background(), rep.Dot(), f)
 }
 
 // dot writes the tree as a Graphviz graph, one box per node with its

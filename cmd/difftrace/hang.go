@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/report"
 )
 
 type hangFlags struct {
@@ -59,73 +58,7 @@ suspects).`,
   difftrace hang faulty/ normal/ --format json`,
 		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDir,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, err := filters.Parse(f.filter)
-			if err != nil {
-				return fmt.Errorf("--filter: %v", err)
-			}
-			if f.k < 1 || f.k > nlr.MaxK {
-				return fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", f.k, nlr.MaxK)
-			}
-			if f.format != "text" && f.format != "json" {
-				return fmt.Errorf("--format %s: give text or json", f.format)
-			}
-			for _, o := range f.outs {
-				if !hasExt(o, ".json") {
-					if _, err := draw.FormatOf(o); err != nil {
-						return fmt.Errorf("-o %s: %v (or .json for the report)", o, err)
-					}
-				}
-			}
-			// The normal run comes first in a comparison.
-			dirs := args[:1]
-			if len(args) == 2 {
-				dirs = []string{args[1], args[0]}
-			}
-			c, err := f.openComparison(cmd, dirs)
-			if err != nil {
-				return err
-			}
-			rep, err := hang.Analyze(c, hang.Options{Filter: flt, K: f.k})
-			if err != nil {
-				return err
-			}
-			printNotes(cmd, c.Notes())
-			out, err := createOutput("", cmd.OutOrStdout())
-			if err != nil {
-				return err
-			}
-			if f.format == "json" {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
-					return err
-				}
-			} else if err := rep.WriteText(out, f.rows); err != nil {
-				return err
-			}
-			if err := out.Commit(); err != nil {
-				return err
-			}
-			return writeOutputs(cmd.ErrOrStderr(), f.outs, args, func(i int, o *output) error {
-				if hasExt(f.outs[i], ".json") {
-					enc := json.NewEncoder(o)
-					enc.SetIndent("", "  ")
-					return enc.Encode(rep)
-				}
-				format, _ := draw.FormatOf(f.outs[i])
-				if format == draw.DOT {
-					_, err := o.Write(rep.Dot())
-					return err
-				}
-				pic, err := draw.Render(context.Background(), rep.Dot(), format)
-				if err != nil {
-					return fmt.Errorf("drawing %s: %v", f.outs[i], err)
-				}
-				_, err = o.Write(pic)
-				return err
-			})
-		},
+		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
 	}
 	f.register(cmd)
 	f.registerFilter(cmd, hang.DefaultFilter)
@@ -135,6 +68,72 @@ suspects).`,
 	cmd.Flags().StringArrayVarP(&f.outs, "output", "o", nil, "draw the classes to this file (.svg, .png, .dot) or write the report (.json); repeatable")
 	completeWords(cmd, "format", "text", "json")
 	return cmd
+}
+
+func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
+	flt, err := f.check()
+	if err != nil {
+		return err
+	}
+	// The normal run comes first in a comparison.
+	dirs := args[:1]
+	if len(args) == 2 {
+		dirs = []string{args[1], args[0]}
+	}
+	c, err := f.openComparison(cmd, dirs)
+	if err != nil {
+		return err
+	}
+	rep, err := hang.Analyze(c, hang.Options{Filter: flt, K: f.k})
+	if err != nil {
+		return err
+	}
+	printNotes(cmd, c.Notes())
+	doc := &report.HangAnalysis{Analysis: rep, Rows: f.rows}
+	out, err := createOutput("", cmd.OutOrStdout())
+	if err != nil {
+		return err
+	}
+	if err := report.Write(out, doc, report.Options{Format: report.Format(f.format)}); err != nil {
+		return err
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	return writeOutputs(cmd.ErrOrStderr(), f.outs, args, func(i int, o *output) error {
+		if hasExt(f.outs[i], ".json") {
+			return report.Write(o, doc, report.Options{Format: report.JSON})
+		}
+		format, _ := draw.FormatOf(f.outs[i])
+		pic, err := rep.Draw(format)
+		if err != nil {
+			return fmt.Errorf("drawing %s: %v", f.outs[i], err)
+		}
+		_, err = o.Write(pic)
+		return err
+	})
+}
+
+// check checks the flags and returns the filter.
+func (f *hangFlags) check() (*filters.Filter, error) {
+	flt, err := filters.Parse(f.filter)
+	if err != nil {
+		return nil, fmt.Errorf("--filter: %v", err)
+	}
+	if f.k < 1 || f.k > nlr.MaxK {
+		return nil, fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", f.k, nlr.MaxK)
+	}
+	if f.format != "text" && f.format != "json" {
+		return nil, fmt.Errorf("--format %s: give text or json", f.format)
+	}
+	for _, o := range f.outs {
+		if !hasExt(o, ".json") {
+			if _, err := draw.FormatOf(o); err != nil {
+				return nil, fmt.Errorf("-o %s: %v (or .json for the report)", o, err)
+			}
+		}
+	}
+	return flt, nil
 }
 
 // hasExt reports whether path ends in ext, in any case.

@@ -154,6 +154,51 @@ func TestReportJSON(t *testing.T) {
 	}
 }
 
+// TestReportSuspectShare: --suspect-share moves the cut of each row's
+// suspects, and the page's commands repeat it; with a share of 1 only the
+// traces with the row's highest score are suspects.
+func TestReportSuspectShare(t *testing.T) {
+	type page struct {
+		Rows []struct {
+			Threads []struct{ Score float64 }
+		}
+		Commands []struct{ Line string }
+	}
+	read := func(share string) page {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "r.json")
+		args := []string{"report", filepath.Join(runsDir, "oddeven-normal"), filepath.Join(runsDir, "oddeven-dlbug"), "--filters", "mpi,all", "--linkage", "ward", "-o", out}
+		if share != "" {
+			args = append(args, "--suspect-share", share)
+		}
+		ok(t, args...)
+		var p page
+		if err := json.Unmarshal(mustRead(t, out), &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	def, top := read(""), read("1")
+	fewer := false
+	for i, r := range top.Rows {
+		for _, s := range r.Threads {
+			if s.Score != r.Threads[0].Score {
+				t.Errorf("--suspect-share 1, row %d: a suspect below the top score: %+v", i, r.Threads)
+			}
+		}
+		fewer = fewer || len(r.Threads) < len(def.Rows[i].Threads)
+	}
+	if !fewer {
+		t.Error("--suspect-share 1 lists as many suspects as the default in every row")
+	}
+	has := func(p page, s string) bool {
+		return slices.ContainsFunc(p.Commands, func(c struct{ Line string }) bool { return strings.Contains(c.Line, s) })
+	}
+	if !has(top, "--suspect-share 1") || has(def, "--suspect-share") {
+		t.Errorf("the commands repeat --suspect-share only when given:\n%+v\n%+v", top.Commands, def.Commands)
+	}
+}
+
 // TestReportRefusesBadFlags: the flags are checked before anything is
 // read or written.
 func TestReportRefusesBadFlags(t *testing.T) {
@@ -163,6 +208,8 @@ func TestReportRefusesBadFlags(t *testing.T) {
 	fails(t, []string{"--rows and --diffs"}, "report", n, f, "--rows", "-1", "-o", out)
 	fails(t, []string{"--linkage"}, "report", n, f, "--linkage", "nearest", "-o", out)
 	fails(t, []string{"two run directories"}, "report", n, "-o", out)
+	fails(t, []string{"--suspect-share 0: give a share above 0 and at most 1"}, "report", n, f, "--suspect-share", "0", "-o", out)
+	fails(t, []string{"--suspect-share 1.5"}, "report", n, f, "--suspect-share", "1.5", "-o", out)
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed report wrote its output")
 	}

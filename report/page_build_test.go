@@ -1,0 +1,83 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/hang"
+	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// The page's runs, verdict, diffNLRs and precomputed rows are pinned for
+// swapBug (a clear suspect) and the stencil's hang (the hang analysis's
+// suspect), over a small grid.
+func TestNewPageGolden(t *testing.T) {
+	for _, p := range []struct{ name, normal, faulty string }{
+		{"swapbug", "oddeven-normal", "oddeven-swapbug"},
+		{"stencil", "stencil-normal", "stencil-skipbug"},
+	} {
+		t.Run(p.name, func(t *testing.T) {
+			c, err := rank.Open([]string{filepath.Join(runsDir, p.normal), filepath.Join(runsDir, p.faulty)}, rank.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := rank.Grid{Filters: []*filters.Filter{filters.MustParse("mpi"), filters.MustParse("all")},
+				Ks: []int{10}, Modes: fca.Modes(), Linkages: rank.DefaultLinkages}
+			rk, hung, err := hang.Sweep(c, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rpt, err := NewPage(c, rk, hung, PageOptions{Version: "test", Rows: 1, Diffs: 2,
+				RowCommands: func(r Row) []string {
+					return []string{fmt.Sprintf("row %s %d %s %s", r.Filter, r.K, r.Attrs, r.Linkage)}
+				},
+				DiffCommand: func(id trace.ID, filter string, k int) string { return fmt.Sprintf("diff %s %s %d", id, filter, k) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, cb := range rpt.Combinations {
+				if !slices.Equal(cb.Commands, rpt.Rows[cb.Row].Commands) || len(cb.Commands) != 1 {
+					t.Errorf("combination of row %d: commands %q", cb.Row, cb.Commands)
+				}
+			}
+			if rpt.Title != p.normal+" vs "+p.faulty || rpt.Version != "test" || (hung != nil) != (rpt.Hang != nil) {
+				t.Errorf("title %q, version %q, hang %v", rpt.Title, rpt.Version, rpt.Hang)
+			}
+			part := struct {
+				Runs        []Run   `json:"runs"`
+				Verdict     Verdict `json:"verdict"`
+				Precomputed string  `json:"precomputed"`
+				Diffs       []Diff  `json:"diffs"`
+			}{rpt.Runs, rpt.Verdict, rpt.Precomputed, rpt.Diffs}
+			b, err := json.MarshalIndent(part, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, "page-"+p.name+".json", append(b, '\n'))
+		})
+	}
+}
+
+func TestPrecomputedText(t *testing.T) {
+	for _, c := range []struct {
+		n, total, best, suggested int
+		noise                     bool
+		want                      string
+	}{
+		{0, 5, 0, -1, false, "No row's matrices, dendrograms and lattices are precomputed (--rows 0, and no suggested view); a click on another row shows the commands that draw its pictures (difftrace jsm and difftrace lattice)."},
+		{5, 5, 8, 2, false, "The matrices, dendrograms and lattices are precomputed for all 5 rows."},
+		{3, 10, 2, 6, false, "The matrices, dendrograms and lattices are precomputed for 3 of the 10 rows: the 2 best and row 7, the suggested view's; a click on another row shows the commands that draw its pictures (difftrace jsm and difftrace lattice)."},
+		{1, 10, 0, 6, true, "The matrices, dendrograms and lattices are precomputed for row 7 of the 10, the suggested view's; a click on another row shows the commands that draw its pictures (difftrace jsm and difftrace lattice). The page's matrices leave out what varies between the normal runs, as the ranking does; difftrace jsm, which takes one pair of runs, does not."},
+		{2, 10, 2, 1, false, "The matrices, dendrograms and lattices are precomputed for the 2 best of the 10 rows; a click on another row shows the commands that draw its pictures (difftrace jsm and difftrace lattice)."},
+	} {
+		if got := precomputedText(c.n, c.total, c.best, c.suggested, c.noise); got != c.want {
+			t.Errorf("precomputedText(%d, %d, %d, %d, %v) =\n%s\nwant\n%s", c.n, c.total, c.best, c.suggested, c.noise, got, c.want)
+		}
+	}
+}
