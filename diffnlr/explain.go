@@ -85,7 +85,7 @@ type Explanation struct {
 	// loop there numbers it (a time step whose steps differ every fourth
 	// one, for output: the loops there are of groups of steps); zero
 	// otherwise. Parallel to Stack.
-	StackNth []Nth `json:"stack_nth,omitempty"`
+	StackNth []Nth `json:"-"`
 	// Loops are the loops around the place, outermost first, at every
 	// level of the call stack.
 	Loops []LoopPlace `json:"loops"`
