@@ -57,7 +57,7 @@ func TestSuspectShare(t *testing.T) {
 		}
 	}
 	ids := []trace.ID{tid(0, 0), tid(1, 0), tid(2, 0)}
-	if got := suspectsAt(ids, []float64{0.3, 1, 0.1}, nil, 0.25); len(got) != 2 || got[0].ID != tid(1, 0) || got[1].ID != tid(0, 0) {
+	if got := suspects(ids, []float64{0.3, 1, 0.1}, nil, 0.25); len(got) != 2 || got[0].ID != tid(1, 0) || got[1].ID != tid(0, 0) {
 		t.Errorf("cut at 0.25: %v", got)
 	}
 }

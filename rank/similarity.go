@@ -284,8 +284,8 @@ type Suspect struct {
 }
 
 // SuspectShare is the cut of Suspects: an object is suspicious when its
-// score is at least this share of the highest score. It is the default of
-// Grid.SuspectShare.
+// score is at least this share of the highest score. A sweep takes another
+// share from Grid.SuspectShare.
 const SuspectShare = 0.5
 
 // Suspects returns the objects whose JSM_D rows changed most: those with a
@@ -307,11 +307,12 @@ const SuspectShare = 0.5
 // thread, revealing unfinished or broken loops"). Of the ranks a deadlock
 // stopped, the one that stopped first lost the most iterations.
 func Suspects(ids []trace.ID, scores, progress []float64) []Suspect {
-	return suspectsAt(ids, scores, progress, SuspectShare)
+	return suspects(ids, scores, progress, SuspectShare)
 }
 
-// suspectsAt is Suspects with the cut at share of the highest score.
-func suspectsAt(ids []trace.ID, scores, progress []float64, share float64) []Suspect {
+// suspects is Suspects with the cut at share of the highest score
+// (Grid.SuspectShare).
+func suspects(ids []trace.ID, scores, progress []float64, share float64) []Suspect {
 	top := 0.0
 	for _, v := range scores {
 		top = max(top, v)

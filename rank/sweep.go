@@ -3,6 +3,7 @@ package rank
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -32,18 +33,11 @@ type Grid struct {
 	// not end normally (the first suspect of a hang analysis) and why;
 	// ok false leaves the choice to the sweep (partedFirst).
 	Culprit func() (id trace.ID, why string, ok bool)
-	// SuspectShare is the cut of a row's suspects: an object is one when
-	// its score is at least this share of the highest score (see
-	// Suspects); 0 means SuspectShare, the default.
+	// SuspectShare is the cut of each row's suspects: an object is one when
+	// its score is at least this share of the row's highest (see
+	// Suspects). 0 means the default, SuspectShare (half); a share must be
+	// above 0 and at most 1.
 	SuspectShare float64
-}
-
-// suspectShare returns the grid's suspect cut, the default for 0.
-func (g Grid) suspectShare() float64 {
-	if g.SuspectShare == 0 {
-		return SuspectShare
-	}
-	return g.SuspectShare
 }
 
 // DefaultKs, DefaultLinkages: the default grid's K and linkages. K = 10 is
@@ -191,8 +185,12 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		return nil, errors.New("rank: the grid has no attribute mode")
 	case len(g.Linkages) == 0:
 		return nil, errors.New("rank: the grid has no linkage")
-	case !(g.SuspectShare >= 0 && g.SuspectShare <= 1):
-		return nil, fmt.Errorf("rank: the suspect share %g is not between 0 and 1", g.SuspectShare)
+	case g.SuspectShare < 0 || g.SuspectShare > 1 || math.IsNaN(g.SuspectShare):
+		return nil, fmt.Errorf("rank: suspect share %v: want a share above 0 and at most 1 (0.5: half the highest score)", g.SuspectShare)
+	}
+	share := g.SuspectShare
+	if share == 0 {
+		share = SuspectShare
 	}
 	rk := &Ranking{
 		Normal: c.Runs[Normal].Dir, Faulty: c.Runs[Faulty].Dir, AlsoNormal: c.AlsoNormal(), Ks: g.Ks,
@@ -240,7 +238,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 	c.begin("analysing combinations", jobs)
 	err = parallel.For(jobs, c.opts.Workers, func(j int) error {
 		var err error
-		results[j], err = c.analyze(nlrs[j/len(g.Modes)], g.Modes[j%len(g.Modes)], g.Linkages, g.suspectShare())
+		results[j], err = c.analyze(nlrs[j/len(g.Modes)], g.Modes[j%len(g.Modes)], g.Linkages, share)
 		c.step()
 		return err
 	})
@@ -425,7 +423,7 @@ type levelResult struct {
 // analyze compares both runs under one (filter, K, mode) at thread and at
 // process level: JSMs, JSM_D, suspects, and per linkage both dendrograms
 // and their B-score. (The JSMs come from bitsets, so there is no lattice
-// notice to report.) share is the suspect cut (Grid.SuspectShare).
+// notice to report.)
 func (c *Comparison) analyze(n *NLR, m fca.Mode, links []cluster.Method, share float64) (analysis, error) {
 	var a analysis
 	fail := func(l Level, err error) (analysis, error) {
@@ -464,8 +462,9 @@ func (c *Comparison) analyze(n *NLR, m fca.Mode, links []cluster.Method, share f
 	return a, err
 }
 
-// result scores the objects of s and, per linkage, clusters both runs and
-// computes their B-score; share is the suspect cut (Grid.SuspectShare).
+// result scores the objects of s, keeps as suspects those at least share
+// of the highest score, and, per linkage, clusters both runs and computes
+// their B-score.
 func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method, share float64) (levelResult, error) {
 	// A trace whose NLR is the same in both runs is not where the bug
 	// acted, however far its similarity to the others moved (in a
@@ -498,7 +497,7 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method, share fl
 			scores[i] = 0
 		}
 	}
-	res := levelResult{suspects: suspectsAt(s.IDs, scores, n.ProgressChange(s.Level), share), clusters: Clusters(s)}
+	res := levelResult{suspects: suspects(s.IDs, scores, n.ProgressChange(s.Level), share), clusters: Clusters(s)}
 	for j := range res.suspects {
 		i := slices.Index(s.IDs, res.suspects[j].ID)
 		res.suspects[j].Floor = floors[i]

@@ -54,8 +54,9 @@ rows changed most. A trace's score is the mean change of its similarity to
 every other trace; the suspects are those scoring at least half the highest
 score (--suspect-share sets another share), most changed first (equal
 scores: the one whose loop iterations changed more first). Processes are
-analysed with their threads' attributes merged (the union). The consensus closes the table: which trace was first
-(most suspicious) in how many combinations, and in how many it was listed.
+analysed with their threads' attributes merged (the union). The consensus
+closes the table: which trace was first (most suspicious) in how many
+combinations, and in how many it was listed.
 
 The default grid: every filter preset that keeps calls in these runs (a
 preset that keeps the same calls as an earlier one is left out), K = 10,
