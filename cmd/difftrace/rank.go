@@ -290,6 +290,7 @@ var rankFormats = map[string]report.Format{"table": report.Text, "json": report.
 // viewWhy says which rows a suggested view comes from.
 func viewWhy(v *rank.View) string { return report.ViewWhy(v) }
 
+// joinInts writes K values as "10,50".
 func joinInts(ks []int) string {
 	var s []string
 	for _, k := range ks {
