@@ -120,14 +120,6 @@ func noteEmptyFilter(cmd *cobra.Command, filter string, kept uint64) {
 	}
 }
 
-// runNames labels the runs of a comparison in listings.
-func runNames(c *rank.Comparison) []string {
-	if len(c.Runs) == 1 {
-		return []string{"run"}
-	}
-	return []string{"normal", "faulty"}
-}
-
 // runArgs accepts between least and most run directories, and otherwise
 // says what the command takes (its usage line) and how many it got.
 func runArgs(least, most int) cobra.PositionalArgs {

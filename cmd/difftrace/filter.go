@@ -1,13 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/rank"
-	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/report"
 )
 
 type filterFlags struct {
@@ -40,9 +39,8 @@ A spec is one or more terms joined by "+", kept as a union:
 			if err != nil {
 				return err
 			}
-			switch f.format {
-			case "list", "count", "json":
-			default:
+			format, ok := filterFormats[f.format]
+			if !ok {
 				return fmt.Errorf("--format %q: want list, count or json", f.format)
 			}
 			c, err := f.openComparison(cmd, args)
@@ -66,41 +64,10 @@ A spec is one or more terms joined by "+", kept as a union:
 			if err != nil {
 				return err
 			}
-			total := 0
-			for _, k := range kept {
-				total += len(k)
-			}
-			noteEmptyFilter(cmd, flt.Name(), uint64(total))
-			name := trace.PrintableNames(c.Symbols.Label)
-			switch f.format {
-			case "list":
-				for i, id := range ids {
-					fmt.Fprintf(out, "== %s: %s kept by %s\n", id, plural(uint64(len(kept[i])), "call"), flt.Name())
-					for _, s := range kept[i] {
-						out.WriteString(name(s))
-						out.WriteByte('\n')
-					}
-				}
-			case "count":
-				fmt.Fprintf(out, "TRACE\tKEPT\n")
-				for i, id := range ids {
-					fmt.Fprintf(out, "%s\t%d\n", id, len(kept[i]))
-				}
-			case "json":
-				enc := json.NewEncoder(out)
-				for i, id := range ids {
-					calls := make([]string, len(kept[i]))
-					for j, s := range kept[i] {
-						calls[j] = c.Symbols.Name(s).Func // JSON has full signatures
-					}
-					if err := enc.Encode(struct {
-						Trace  string   `json:"trace"`
-						Filter string   `json:"filter"`
-						Calls  []string `json:"calls"`
-					}{id.String(), flt.Name(), calls}); err != nil {
-						return err
-					}
-				}
+			doc := &report.Kept{Filter: flt.Name(), Traces: ids, Calls: kept, Symbols: c.Symbols, Counts: f.format == "count"}
+			noteEmptyFilter(cmd, flt.Name(), doc.Total())
+			if err := report.Write(out, doc, report.Options{Format: format}); err != nil {
+				return err
 			}
 			return out.Commit()
 		},
@@ -113,3 +80,6 @@ A spec is one or more terms joined by "+", kept as a union:
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
 	return cmd
 }
+
+// filterFormats are filter's --format values: list and count are texts.
+var filterFormats = map[string]report.Format{"list": report.Text, "count": report.Text, "json": report.JSON}

@@ -6,11 +6,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/report"
 )
 
 type jsmFlags struct {
@@ -57,18 +56,16 @@ are printed as text.`,
 			if err != nil {
 				return err
 			}
-			panels := jsmPanels(sim)
+			doc := report.NewJSM(sim, flt.Name(), f.k, mode)
 			if len(f.outs) == 0 {
 				out, _ := createOutput("", cmd.OutOrStdout())
-				fmt.Fprintf(out, "filter %s, K = %d, attributes %s, %s level\n", flt.Name(), f.k, mode, level)
-				for _, p := range panels {
-					out.WriteString("\n" + p.Title + "\n")
-					writeMatrixText(out, p)
+				if err := report.Write(out, doc, report.Options{}); err != nil {
+					return err
 				}
 				return out.Commit()
 			}
 			return writeOutputs(cmd.ErrOrStderr(), f.outs, args, func(i int, out *output) error {
-				return writeJSM(out, f.outs[i], exts[i], panels)
+				return writeJSM(out, f.outs[i], exts[i], doc)
 			})
 		},
 	}
@@ -82,58 +79,22 @@ are printed as text.`,
 	return cmd
 }
 
-// writeJSM writes the panels to out, the file path, in the format its
+// writeJSM writes the matrices to out, the file path, in the format its
 // extension ext (lower case) names: heatmaps for .png and .svg, else CSV.
-func writeJSM(out *output, path, ext string, panels []fca.Panel) error {
+func writeJSM(out *output, path, ext string, doc *report.JSM) error {
 	switch ext {
 	case ".png", ".svg":
 		format := draw.PNG
 		if ext == ".svg" {
 			format = draw.SVG
 		}
-		if err := fca.WriteHeatmap(out, format, "", panels...); err != nil {
+		if err := fca.WriteHeatmap(out, format, "", doc.Panels...); err != nil {
 			return fmt.Errorf("drawing %s: %v", path, err)
 		}
 	default:
-		if err := fca.WriteCSV(out, len(panels) > 1, panels...); err != nil {
+		if err := report.Write(out, doc, report.Options{Format: report.CSV}); err != nil {
 			return fmt.Errorf("writing %s: %v", path, err)
 		}
 	}
 	return nil
-}
-
-// jsmPanels returns JSM_normal, JSM_faulty and JSM_D with two runs, or the
-// run's JSM with one.
-func jsmPanels(sim *rank.Similarity) []fca.Panel {
-	if len(sim.JSM) == 1 {
-		return []fca.Panel{fca.JSMPanel("JSM", sim.JSM[0])}
-	}
-	n := len(sim.IDs)
-	d := fca.JSMPanel("JSM_D = |JSM_faulty − JSM_normal|", sim.JSM[rank.Normal])
-	d.M = mat.NewDense(n, n, sim.DiffMatrix())
-	return []fca.Panel{
-		fca.JSMPanel("JSM_normal", sim.JSM[rank.Normal]),
-		fca.JSMPanel("JSM_faulty", sim.JSM[rank.Faulty]),
-		d,
-	}
-}
-
-// writeMatrixText prints a matrix with two decimals, aligned.
-func writeMatrixText(out *output, p fca.Panel) {
-	w := 4
-	for _, l := range p.Labels {
-		w = max(w, len(l))
-	}
-	fmt.Fprintf(out, "%*s", w, "")
-	for _, l := range p.Labels {
-		fmt.Fprintf(out, " %*s", w, l)
-	}
-	out.WriteByte('\n')
-	for a, l := range p.Labels {
-		fmt.Fprintf(out, "%*s", w, l)
-		for b := range p.Labels {
-			fmt.Fprintf(out, " %*.2f", w, p.M.At(a, b))
-		}
-		out.WriteByte('\n')
-	}
 }

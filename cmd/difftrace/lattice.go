@@ -2,15 +2,13 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/rank"
-	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/report"
 )
 
 type latticeFlags struct {
@@ -67,13 +65,9 @@ or log10 (entry:⌊log10 frequency⌋).`,
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "filter %s, K = %d, attributes %s, %s level: %d objects, %d attributes, %d classes, %d concepts\n\n",
-					flt.Name(), f.k, mode, level, ctx.Len(), ctx.NumAttrs(), ctx.NumClasses(), lat.Len())
-				if err := ctx.WriteTable(out); err != nil {
+				if err := report.Write(out, report.NewConcepts(ctx, lat, flt.Name(), f.k, mode, level), report.Options{}); err != nil {
 					return err
 				}
-				out.WriteString("\nconcepts (top first):\n")
-				writeConcepts(out, ctx, lat)
 				return out.Commit()
 			}
 			if lat.Len() > fca.MaxDrawnConcepts {
@@ -95,38 +89,4 @@ or log10 (entry:⌊log10 frequency⌋).`,
 	f.registerAttrs(cmd)
 	cmd.Flags().StringArrayVarP(&f.outs, "output", "o", nil, "draw the lattice to this file: .svg, .png or .dot (repeatable)")
 	return cmd
-}
-
-// writeConcepts lists the concepts from the top down (by intent size, then
-// number): each with its traces and its attributes.
-func writeConcepts(out *output, ctx *fca.Context, lat *fca.Lattice) {
-	order := make([]int, lat.Len())
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return lat.IntentLen(a) - lat.IntentLen(b) })
-	for _, k := range order {
-		var ids []trace.ID
-		for _, cl := range lat.Extent(k) {
-			for _, o := range ctx.Members(cl) {
-				ids = append(ids, ctx.ID(o))
-			}
-		}
-		slices.SortFunc(ids, trace.ID.Compare)
-		var names, attrs []string
-		for _, id := range ids {
-			names = append(names, id.String())
-		}
-		for _, a := range lat.Intent(k) {
-			attrs = append(attrs, trace.Printable(ctx.AttrName(a)))
-		}
-		tag := ""
-		switch k {
-		case lat.Top():
-			tag = " (top)"
-		case lat.Bottom():
-			tag = " (bottom)"
-		}
-		fmt.Fprintf(out, "  {%s} × {%s}%s\n", strings.Join(names, ", "), strings.Join(attrs, ", "), tag)
-	}
 }

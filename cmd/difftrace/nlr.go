@@ -1,16 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -45,9 +43,8 @@ of its 16 iterations shows 7.`,
 			if err != nil {
 				return err
 			}
-			switch f.format {
-			case "text", "json":
-			default:
+			format := report.Format(f.format)
+			if format != report.Text && format != report.JSON {
 				return fmt.Errorf("--format %q: want text or json", f.format)
 			}
 			c, err := f.openComparison(cmd, args)
@@ -71,12 +68,7 @@ of its 16 iterations shows 7.`,
 			}
 			printNotes(cmd, c.Notes())
 			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
-			if f.format == "json" {
-				err = writeNLRJSON(out, c, res[0], ids)
-			} else {
-				err = writeNLRText(out, c, res[0], ids)
-			}
-			if err != nil {
+			if err := report.Write(out, report.NewNLRs(c, res[0], ids), report.Options{Format: format}); err != nil {
 				return err
 			}
 			return out.Commit()
@@ -92,92 +84,6 @@ of its 16 iterations shows 7.`,
 	completeWords(cmd, "format", "text", "json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
 	return cmd
-}
-
-func writeNLRText(out *output, c *rank.Comparison, n *rank.NLR, ids []trace.ID) error {
-	names := trace.PrintableNames(n.Names())
-	runs := runNames(c)
-	fmt.Fprintf(out, "filter %s, K = %d\n", n.Filter.Name(), n.K)
-	for r, run := range c.Runs {
-		if len(c.Runs) > 1 {
-			fmt.Fprintf(out, "%s run: %s\n", runs[r], run.Dir)
-		}
-	}
-	out.WriteByte('\n')
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	if len(c.Runs) > 1 {
-		fmt.Fprintln(tw, "TRACE\tRUN\tCALLS\tITER\tNLR")
-	} else {
-		fmt.Fprintln(tw, "TRACE\tCALLS\tITER\tNLR")
-	}
-	var used []nlr.Sequence
-	for _, id := range ids {
-		i, _ := c.Index(id)
-		for r := range c.Runs {
-			seq := n.Seqs[r][i]
-			used = append(used, seq)
-			text := seq.Format(names)
-			if !c.Has(r, i) {
-				text = "(no such trace in this run)"
-			}
-			if len(c.Runs) > 1 {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", id, runs[r], n.Kept[r][i], n.Table.Iterations(seq), text)
-			} else {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", id, n.Kept[r][i], n.Table.Iterations(seq), text)
-			}
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if legend := n.Table.Legend(names, used...); len(legend) > 0 {
-		out.WriteString("\nloops:\n")
-		for _, l := range legend {
-			out.WriteString("  " + l + "\n")
-		}
-	}
-	return nil
-}
-
-func writeNLRJSON(out *output, c *rank.Comparison, n *rank.NLR, ids []trace.ID) error {
-	names := n.Names()
-	type traceNLR struct {
-		Trace      string `json:"trace"`
-		Run        string `json:"run"`
-		Exists     bool   `json:"exists"`
-		Calls      uint64 `json:"calls"`
-		Iterations uint64 `json:"iterations"`
-		NLR        string `json:"nlr"`
-	}
-	doc := struct {
-		Filter string     `json:"filter"`
-		K      int        `json:"k"`
-		Runs   []string   `json:"runs"`
-		Traces []traceNLR `json:"traces"`
-		Loops  []string   `json:"loops"`
-	}{Filter: n.Filter.Name(), K: n.K}
-	for _, run := range c.Runs {
-		doc.Runs = append(doc.Runs, run.Dir)
-	}
-	var used []nlr.Sequence
-	for _, id := range ids {
-		i, _ := c.Index(id)
-		for r := range c.Runs {
-			seq := n.Seqs[r][i]
-			used = append(used, seq)
-			doc.Traces = append(doc.Traces, traceNLR{
-				Trace: id.String(), Run: runNames(c)[r], Exists: c.Has(r, i),
-				Calls: n.Kept[r][i], Iterations: n.Table.Iterations(seq), NLR: seq.Format(names),
-			})
-		}
-	}
-	doc.Loops = n.Table.Legend(names, used...)
-	if doc.Loops == nil {
-		doc.Loops = []string{}
-	}
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
 }
 
 // selectIDs returns the traces of the comparison a selection names: "" for

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +14,7 @@ import (
 	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
-	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/report"
 )
 
 type rankFlags struct {
@@ -33,6 +29,8 @@ type rankFlags struct {
 	rows      int
 	top       int
 	noSession bool
+	// suspectShare is the suspect cut, a share of the highest score.
+	suspectShare float64
 	// alsoNormal are further normal runs: they set the noise floors.
 	alsoNormal []string
 }
@@ -54,10 +52,11 @@ The table lists the combinations by ascending B-score, like Tables 3.6–3.9 of
 the DiffTrace dissertation, each with its top processes and threads: the ones whose JSM_D
 rows changed most. A trace's score is the mean change of its similarity to
 every other trace; the suspects are those scoring at least half the highest
-score, most changed first (equal scores: the one whose loop iterations
-changed more first). Processes are analysed with their threads' attributes
-merged (the union). The consensus closes the table: which trace was first
-(most suspicious) in how many combinations, and in how many it was listed.
+score (--suspect-share sets another share), most changed first (equal
+scores: the one whose loop iterations changed more first). Processes are
+analysed with their threads' attributes merged (the union). The consensus
+closes the table: which trace was first (most suspicious) in how many
+combinations, and in how many it was listed.
 
 The default grid: every filter preset that keeps calls in these runs (a
 preset that keeps the same calls as an earlier one is left out), K = 10,
@@ -92,17 +91,9 @@ without repeating them.`,
 		Args:              runArgs(2, 2),
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			grid, err := f.grid()
+			grid, format, err := f.parse()
 			if err != nil {
 				return err
-			}
-			switch f.format {
-			case "table", "json", "csv":
-			default:
-				return fmt.Errorf("--format %q: want table, json or csv", f.format)
-			}
-			if f.rows < 0 || f.top < 0 {
-				return fmt.Errorf("--rows and --top take 0 (all) or more")
 			}
 			c, err := f.openComparison(cmd, append(args[:2:2], f.alsoNormal...))
 			if err != nil {
@@ -122,28 +113,13 @@ without repeating them.`,
 			if err != nil {
 				return err
 			}
-			switch f.format {
-			case "table":
-				writeRankTable(out, c, rk, hung, &f)
-			case "json":
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(struct {
-					*rank.Ranking
-					Hang *hang.Report `json:"hang,omitempty"`
-				}{rk, hung}); err != nil {
-					return err
-				}
-			case "csv":
-				if err := writeRankCSV(out, rk); err != nil {
-					return err
-				}
-			}
-			if err := out.Commit(); err != nil {
+			doc := &report.Ranking{Ranking: rk, Hang: hung, Traces: len(c.IDs), Processes: len(c.Processes()),
+				SuspectShare: grid.SuspectShare, Shown: f.rows, TopN: f.top, AllRows: "--rows 0", AlsoNormal: "--also-normal"}
+			if err := report.Write(out, doc, report.Options{Format: format}); err != nil {
 				return err
 			}
-			if f.noSession {
-				return nil
+			if err := out.Commit(); err != nil || f.noSession {
+				return err
 			}
 			s, err := f.session(args, rk)
 			if err != nil {
@@ -168,6 +144,8 @@ without repeating them.`,
 	fl.StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
 	fl.IntVar(&f.rows, "rows", 20, "rows of the table to show (0: all); json and csv have all")
 	fl.IntVar(&f.top, "top", 5, "suspects to show per cell (0: all)")
+	fl.Float64Var(&f.suspectShare, "suspect-share", rank.SuspectShare,
+		"a trace is a suspect of a row when its score is at least this share of the row's highest score (above 0, at most 1)")
 	fl.BoolVar(&f.noSession, "no-session", false, "do not write .difftrace/ in the current directory")
 	filterSpecs(cmd, "filters")
 	completeJoined(cmd, "attrs", ",", attrModes)
@@ -176,7 +154,27 @@ without repeating them.`,
 	return cmd
 }
 
-// grid checks the flags and builds the parameter grid.
+// parse checks rank's flags and returns the parameter grid and the
+// output format.
+func (f *rankFlags) parse() (rank.Grid, report.Format, error) {
+	g, err := f.grid()
+	if err != nil {
+		return g, "", err
+	}
+	format, ok := rankFormats[f.format]
+	switch {
+	case !ok:
+		return g, "", fmt.Errorf("--format %q: want table, json or csv", f.format)
+	case f.rows < 0 || f.top < 0:
+		return g, "", fmt.Errorf("--rows and --top take 0 (all) or more")
+	case !(f.suspectShare > 0 && f.suspectShare <= 1):
+		return g, "", fmt.Errorf("--suspect-share %g: want a share of the highest score above 0 and at most 1 (0.5 is the default)", f.suspectShare)
+	}
+	g.SuspectShare = f.suspectShare
+	return g, format, nil
+}
+
+// grid checks the flags of the grid and builds it.
 func (f *rankFlags) grid() (rank.Grid, error) {
 	var g rank.Grid
 	var err error
@@ -286,167 +284,13 @@ func (f *rankFlags) session(args []string, rk *rank.Ranking) (*session, error) {
 	return s, nil
 }
 
-// suspectList writes up to top suspects (0: all) as "5, 4, 6" and "+n" for
-// the rest.
-func suspectList(sus []rank.Suspect, top int) string {
-	if len(sus) == 0 {
-		return "-"
-	}
-	var parts []string
-	for i, s := range sus {
-		if top > 0 && i == top {
-			parts = append(parts, fmt.Sprintf("+%d", len(sus)-top))
-			break
-		}
-		parts = append(parts, s.ID.String())
-	}
-	return strings.Join(parts, ", ")
-}
-
-func writeRankTable(out io.Writer, c *rank.Comparison, rk *rank.Ranking, hung *hang.Report, f *rankFlags) {
-	procs := len(c.Processes())
-	fmt.Fprintf(out, "normal  %s\n", rk.Normal)
-	for _, d := range rk.AlsoNormal {
-		fmt.Fprintf(out, "normal  %s (noise floors)\n", d)
-	}
-	fmt.Fprintf(out, "faulty  %s\n", rk.Faulty)
-	fmt.Fprintf(out, "traces  %d threads in %d processes\n", len(c.IDs), procs)
-	if len(rk.OnlyNormal) > 0 {
-		fmt.Fprintf(out, "only in the normal run: %s (compared as traces with no calls in the faulty run)\n", strings.Join(rk.OnlyNormal, ", "))
-	}
-	if len(rk.OnlyFaulty) > 0 {
-		fmt.Fprintf(out, "only in the faulty run: %s (compared as traces with no calls in the normal run)\n", strings.Join(rk.OnlyFaulty, ", "))
-	}
-	fmt.Fprintf(out, "grid    %d filters × K %s × %d attribute modes × %d linkages = %d combinations\n",
-		len(rk.Filters), joinInts(rk.Ks), len(rk.Attrs), len(rk.Links), len(rk.Rows))
-	fmt.Fprintf(out, "        filters: %s\n", strings.Join(rk.Filters, ", "))
-	var none []string
-	same := map[string][]string{}
-	var sameOrder []string
-	for _, d := range rk.Dropped {
-		if d.SameAs == "" {
-			none = append(none, d.Filter)
-			continue
-		}
-		if same[d.SameAs] == nil {
-			sameOrder = append(sameOrder, d.SameAs)
-		}
-		same[d.SameAs] = append(same[d.SameAs], d.Filter)
-	}
-	if len(none) > 0 {
-		fmt.Fprintf(out, "        left out, no call kept in these runs: %s\n", strings.Join(none, ", "))
-	}
-	for _, s := range sameOrder {
-		fmt.Fprintf(out, "        left out, same calls as %s: %s\n", s, strings.Join(same[s], ", "))
-	}
-	for _, n := range rk.Notes {
-		fmt.Fprintf(out, "note: %s\n", trace.Printable(n))
-	}
-	writeRunWide(out, rk.RunWide)
-	if hung != nil {
-		hung.WriteBrief(out)
-	}
-	out.Write([]byte("\n"))
-
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	floors := len(rk.AlsoNormal) > 0
-	head := "FILTER\tK\tATTRIBUTES\tLINKAGE\tB-SCORE\tTOP PROCESSES\tTOP THREADS"
-	if floors {
-		head += "\tSCORE/FLOOR"
-	}
-	fmt.Fprintln(tw, head)
-	shown := len(rk.Rows)
-	if f.rows > 0 {
-		shown = min(shown, f.rows)
-	}
-	for _, r := range rk.Rows[:shown] {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.3f\t%s\t%s", r.Filter, r.K, r.Attrs, r.Linkage, r.BScore,
-			suspectList(r.Processes, f.top), suspectList(r.Threads, f.top))
-		if floors {
-			if len(r.Threads) > 0 {
-				fmt.Fprintf(tw, "\t%.3f/%.3f", r.Threads[0].Score, r.Threads[0].Floor)
-			} else {
-				fmt.Fprintf(tw, "\t-")
-			}
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-	if shown < len(rk.Rows) {
-		fmt.Fprintf(out, "… %d more rows (--rows 0 shows all)\n", len(rk.Rows)-shown)
-	}
-	writeConsensus(out, "threads", rk.ThreadVotes, len(rk.Rows))
-	writeConsensus(out, "processes", rk.ProcessVotes, len(rk.Rows))
-	switch v := rk.Suggestion; {
-	case v != nil:
-		why := viewWhy(v)
-		fmt.Fprintf(out, "\nhow it changed: difftrace diffnlr %s\n", v.Trace)
-		if v.Why == "stopped" {
-			fmt.Fprintf(out, "        (filter %s, K %d: %s made the calls of its normal run and stopped inside the last one)\n", v.Filter, v.K, v.Trace)
-		} else {
-			fmt.Fprintf(out, "        (filter %s, K %d: the clearest diff among the rows where %s is %s, %s)\n",
-				v.Filter, v.K, v.Trace, why, plural(uint64(v.Changes), "changed element"))
-		}
-		if v.CountsOnly {
-			fmt.Fprintf(out, "        Only loop counts changed in %s. If the program varies by itself (receives from any source, dynamic\n"+
-				"        schedules, work stealing), record the normal run once more and give it with --also-normal: what\n"+
-				"        changes between normal runs then counts as noise.\n", v.Trace)
-		}
-		if v.Culprit != "" {
-			fmt.Fprintf(out, "        The faulty run did not end normally, and in a hang the ranks left waiting change as much as\n"+
-				"        the one that caused it: %s is the first suspect of the hang analysis above.\n", v.Trace)
-		} else if v.Parted {
-			fmt.Fprintf(out, "        The faulty run did not end normally, and in a hang the ranks left waiting change as much as\n"+
-				"        the one that caused it: %s is the first of the leading traces whose calls part from its normal\n"+
-				"        run while both go on; the others only stopped earlier.\n", v.Trace)
-		}
-	case rk.NoClearSuspect != "":
-		fmt.Fprintf(out, "\nhow it changed: no clear suspect: %s; no diff is suggested.\n", rk.NoClearSuspect)
-		if len(rk.AlsoNormal) == 0 {
-			fmt.Fprintf(out, "        If the program varies by itself (receives from any source, dynamic schedules, work stealing),\n"+
-				"        record the normal run once more and give it with --also-normal: what changes between normal runs\n"+
-				"        then counts as noise. diffnlr still shows the diff of a trace you name.\n")
-		} else {
-			fmt.Fprintf(out, "        diffnlr still shows the diff of a trace you name.\n")
-		}
-	case len(rk.ThreadVotes) > 0 && rk.ThreadVotes[0].First > 0:
-		fmt.Fprintf(out, "\nhow it changed: no filter shows a change in the calls of %s\n", rk.ThreadVotes[0].ID)
-	case len(rk.RunWide) > 0:
-		fmt.Fprintf(out, "\nhow it changed: no trace stands out; apart from the run-wide changes above, every trace made the same calls in both runs (a bug that changes values but not calls does not show in call traces)\n")
-	default:
-		fmt.Fprintf(out, "\nhow it changed: no trace stands out; every trace made the same calls in both runs (a bug that changes values but not calls does not show in call traces)\n")
-	}
-}
+// rankFormats are rank's --format values.
+var rankFormats = map[string]report.Format{"table": report.Text, "json": report.JSON, "csv": report.CSV}
 
 // viewWhy says which rows a suggested view comes from.
-func viewWhy(v *rank.View) string {
-	return map[string]string{"first": "the top suspect", "listed": "a suspect", "changed": "changed"}[v.Why]
-}
+func viewWhy(v *rank.View) string { return report.ViewWhy(v) }
 
-func writeConsensus(out io.Writer, level string, votes []rank.Vote, rows int) {
-	fmt.Fprintf(out, "\nconsensus, %s: ", level)
-	if len(votes) == 0 || votes[0].First == 0 {
-		fmt.Fprintf(out, "no combination found a suspect (the runs look alike under every parameter)\n")
-		return
-	}
-	top := rank.Top(votes)
-	var ids []string
-	for _, v := range top {
-		ids = append(ids, v.ID.String())
-	}
-	if len(top) == 1 {
-		fmt.Fprintf(out, "%s was the most suspicious in %d of %d combinations\n", ids[0], top[0].First, rows)
-	} else {
-		fmt.Fprintf(out, "%s tie: each was the most suspicious in %d of %d combinations\n", strings.Join(ids, ", "), top[0].First, rows)
-	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  TRACE\tFIRST\tLISTED")
-	for _, v := range votes[:min(len(votes), 5)] {
-		fmt.Fprintf(tw, "  %s\t%d\t%d\n", v.ID, v.First, v.Listed)
-	}
-	tw.Flush()
-}
-
+// joinInts writes K values as "10,50".
 func joinInts(ks []int) string {
 	var s []string
 	for _, k := range ks {
@@ -455,48 +299,12 @@ func joinInts(ks []int) string {
 	return strings.Join(s, ",")
 }
 
-func writeRankCSV(out io.Writer, rk *rank.Ranking) error {
-	w := csv.NewWriter(out)
-	w.Write([]string{"filter", "k", "attrs", "linkage", "bscore", "clusters", "process_bscore", "process_clusters", "top_processes", "top_threads"})
-	ids := func(sus []rank.Suspect) string {
-		var s []string
-		for _, x := range sus {
-			s = append(s, x.ID.String())
-		}
-		return strings.Join(s, " ")
-	}
-	for _, r := range rk.Rows {
-		w.Write([]string{r.Filter, strconv.Itoa(r.K), r.Attrs, r.Linkage,
-			strconv.FormatFloat(r.BScore, 'f', 6, 64), strconv.Itoa(r.Clusters),
-			strconv.FormatFloat(r.ProcessBScore, 'f', 6, 64), strconv.Itoa(r.ProcessClusters),
-			ids(r.Processes), ids(r.Threads)})
-	}
-	w.Flush()
-	return w.Error()
-}
-
 // completeRunDirs completes two run-directory arguments.
 func completeRunDirs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 1 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	return nil, cobra.ShellCompDirectiveFilterDirs
-}
-
-// writeRunWide reports the changes every process of the faulty run shows
-// alike, once per filter and K, each change shortened to a line.
-func writeRunWide(out io.Writer, rws []rank.RunWide) {
-	if len(rws) == 0 {
-		return
-	}
-	fmt.Fprintf(out, "run-wide changes: every process of the faulty run shows them alike (its command line, say), so they point at no trace and no row counts them\n")
-	for _, rw := range rws {
-		more := ""
-		if len(rw.Changes) > 1 {
-			more = fmt.Sprintf(" (and %d more)", len(rw.Changes)-1)
-		}
-		fmt.Fprintf(out, "        %s, K %d: %s%s\n", rw.Filter, rw.K, ellipsis(trace.Printable(rw.Changes[0]), 100), more)
-	}
 }
 
 // ellipsis cuts s to at most n runes, ending in "…" when it cut.
