@@ -94,35 +94,6 @@ func (n *Node) Leaves() []*Node {
 	return out
 }
 
-// writeTree prints the tree as indented lines with box-drawing branches.
-func (n *Node) writeTree(b *strings.Builder, prefix string, last bool, top bool) {
-	line := trace.Printable(strings.Join(n.Frames, " > "))
-	if top {
-		if line == "" {
-			line = "all traces"
-		}
-		fmt.Fprintf(b, "  %s %s\n", line, n.List)
-	} else {
-		branch := "├─ "
-		if last {
-			branch = "└─ "
-		}
-		count := ""
-		if n.Ended > 0 && len(n.Children) == 0 {
-			count = fmt.Sprintf("   %d %s", n.Count, plural(n.Count, "trace", "traces"))
-		}
-		fmt.Fprintf(b, "  %s%s%s %s%s\n", prefix, branch, line, n.List, count)
-		if last {
-			prefix += "   "
-		} else {
-			prefix += "│  "
-		}
-	}
-	for i, c := range n.Children {
-		c.writeTree(b, prefix, i == len(n.Children)-1, false)
-	}
-}
-
 // Dot is the classes' tree as Graphviz source, for draw.Render.
 func (rep *Report) Dot() []byte {
 	if rep.Classes == nil {

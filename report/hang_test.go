@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,20 +48,6 @@ func TestHangGolden(t *testing.T) {
 			checkGolden(t, "hang-"+c.name+".json", write(t, d, Options{Format: JSON}))
 			checkGolden(t, "hang-"+c.name+".brief.txt", write(t, &HangBrief{Analysis: d.Analysis}, Options{}))
 		})
-	}
-}
-
-// HangBrief is the section hang.Report.WriteBrief writes, for rank's text.
-func TestHangBriefIsWriteBrief(t *testing.T) {
-	for _, runs := range [][]string{{"stencil-normal", "stencil-skipbug"}, {"ilcs-dlbug"}, {"oddeven-normal"}} {
-		rep := hangOf(t, runs...)
-		var want bytes.Buffer
-		if err := rep.WriteBrief(&want); err != nil {
-			t.Fatal(err)
-		}
-		if got := write(t, &HangBrief{Analysis: rep}, Options{}); !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("%v: HangBrief\n%s\nWriteBrief\n%s", runs, got, want.Bytes())
-		}
 	}
 }
 

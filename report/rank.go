@@ -85,7 +85,7 @@ func (d *Ranking) writeText(out io.Writer, _ Options) error {
 	rk := d.Ranking
 	d.writeHeader(out)
 	if d.Hang != nil {
-		d.Hang.WriteBrief(out)
+		(&HangBrief{Analysis: d.Hang}).writeText(out, Options{})
 	}
 	out.Write([]byte("\n"))
 

@@ -306,12 +306,3 @@ func completeRunDirs(cmd *cobra.Command, args []string, toComplete string) ([]st
 	}
 	return nil, cobra.ShellCompDirectiveFilterDirs
 }
-
-// ellipsis cuts s to at most n runes, ending in "…" when it cut.
-func ellipsis(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
