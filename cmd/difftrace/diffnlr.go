@@ -246,7 +246,11 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if len(d.Threads) == len(d.Empty) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: filter %s keeps no call of %s in either run; try another --filter (difftrace filter RUN --filter SPEC shows what a filter keeps)\n", n.Filter.Name(), id)
 	}
-	return writeOutputs(cmd.ErrOrStderr(), f.outputs, nil, func(i int, out *output) error {
+	var inputs []string
+	for _, r := range n.Comparison().Runs {
+		inputs = append(inputs, r.Dir)
+	}
+	return writeOutputs(cmd.ErrOrStderr(), f.outputs, inputs, func(i int, out *output) error {
 		if formats[i] == jsonFormat {
 			return report.Write(out, doc, report.Options{Format: report.JSON})
 		}

@@ -229,3 +229,21 @@ func TestDamageIsNamed(t *testing.T) {
 	}
 	fails(t, []string{"trace.2.0: byte", "damaged"}, "info", dir)
 }
+
+// An output named inside an input run directory (over its run.json, or a
+// trace) is refused before anything is read or written: the run stays as
+// it was.
+func TestOutputInsideInputRun(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	if err := os.CopyFS(run, os.DirFS(absRun(t, "oddeven-normal"))); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(run, "run.json")
+	before := mustRead(t, manifest)
+	fails(t, []string{manifest + ": is inside the input " + run + "; write the output outside it"}, "nlr", run, "-o", manifest)
+	fails(t, []string{"is inside the input"}, "rank", run, absRun(t, "oddeven-swapbug"), "-o", filepath.Join(run, "sub", "..", "ranking.txt"), "--no-session")
+	if !bytes.Equal(mustRead(t, manifest), before) {
+		t.Error("run.json was written over")
+	}
+}

@@ -54,7 +54,7 @@ A spec is one or more terms joined by "+", kept as a union:
 			}
 			// The output first: an -o that cannot be written fails before
 			// the work.
-			out, err := createOutput(f.out, cmd.OutOrStdout())
+			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}

@@ -57,7 +57,7 @@ of its 16 iterations shows 7.`,
 			}
 			// The output first: an -o that cannot be written fails before
 			// the work.
-			out, err := createOutput(f.out, cmd.OutOrStdout())
+			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"golang.org/x/term"
 
@@ -37,6 +39,9 @@ func createOutput(path string, stdout io.Writer, inputs ...string) (*output, err
 				return nil, fmt.Errorf("%s: is the input; write the output to another file (inputs are never modified)", path)
 			}
 		}
+	}
+	if in, ok := insideInput(path, inputs); ok {
+		return nil, fmt.Errorf("%s: is inside the input %s; write the output outside it (inputs are never modified)", path, in)
 	}
 	f, err := atomicfile.Create(path)
 	var refused *atomicfile.RefusedError
@@ -114,4 +119,33 @@ func isTerminal(w io.Writer) bool {
 		return false
 	}
 	return term.IsTerminal(int(f.Fd())) // /dev/null is a character device, not a terminal
+}
+
+// insideInput reports whether path would be written inside one of the
+// inputs that is a directory (a run, a summary): over its run.json, say.
+func insideInput(path string, inputs []string) (string, bool) {
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return "", false
+	}
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		abs, err := filepath.Abs(in)
+		if err != nil {
+			continue
+		}
+		if d, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = d
+		}
+		if rel, err := filepath.Rel(abs, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return in, true
+		}
+	}
+	return "", false
 }
