@@ -45,7 +45,10 @@ func (d *Listing) writeJSON(w io.Writer, _ Options) error { return d.write(w, "j
 func (d *Listing) write(w io.Writer, form string) error {
 	l := &lister{w: w, tab: d.Run, form: form, json: map[trace.Symbol]string{}, names: map[trace.Symbol]string{}, flat: map[trace.Symbol]string{}}
 	for _, id := range d.Traces {
-		t, _ := d.Run.Trace(id)
+		t, ok := d.Run.Trace(id)
+		if !ok {
+			return fmt.Errorf("report: listing: %s holds no trace %s", d.Run.Dir, id)
+		}
 		l.begin(id, t)
 		if err := d.Run.Walk(id, l.event); err != nil {
 			return err
