@@ -132,9 +132,7 @@ func (o namedErrors) Write(b []byte) (int, error) {
 }
 
 func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
-	switch f.format {
-	case "tree", "flat", "json", "u16":
-	default:
+	if _, ok := decodeFormats[f.format]; !ok && f.format != "u16" {
 		return fmt.Errorf("--format %q: want tree, flat, json or u16", f.format)
 	}
 	run, err := f.open(cmd, dir)
