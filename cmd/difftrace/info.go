@@ -61,7 +61,8 @@ func rankList(ranks []int) string       { return report.RankList(ranks) }
 func programs(run *decode.Run) []string { return report.Programs(run) }
 func ended(r *decode.Rank) string       { return report.Ended(r) }
 
-// orDash shows an unknown value as "-".
+// orDash shows an unknown value as "-" (report_test.go reads the page with
+// it).
 func orDash(s string) string {
 	if s == "" {
 		return "-"
