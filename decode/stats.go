@@ -275,7 +275,7 @@ func ParseLevel(s string) (Level, error) {
 	case "program":
 		return ByProgram, nil
 	}
-	return 0, fmt.Errorf("--by %q: want thread, process or program", s)
+	return 0, fmt.Errorf("%q: want thread, process or program", s)
 }
 
 func (l Level) String() string {

@@ -89,3 +89,32 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest
 	}
 	return readManifest(opt.Out)
 }
+
+// UftraceRecordings returns the uftrace data directories to convert for
+// the paths given, and their ranks. One path that holds a recording per
+// rank (uftrace.<rank>) stands for those recordings; byName reports that
+// their names do not end in distinct numbers, so that their ranks follow
+// the names' sorted order. With numbered, the ranks are the numbers that
+// end the directories' names, when they are distinct; otherwise ranks is
+// nil and the processes are numbered in the order given.
+func UftraceRecordings(paths []string, numbered bool) (dirs []string, ranks []int, byName bool, err error) {
+	dirs = paths
+	if len(paths) == 1 {
+		subs, rs, ok, err := decode.UftraceRankDirs(paths[0])
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if len(subs) > 0 {
+			dirs, byName = subs, !ok
+			if numbered {
+				ranks = rs
+			}
+		}
+	}
+	if ranks == nil && numbered && len(dirs) > 1 {
+		if rs, ok := decode.UftraceDirRanks(dirs); ok {
+			ranks = rs
+		}
+	}
+	return dirs, ranks, byName, nil
+}

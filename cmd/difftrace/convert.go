@@ -1,24 +1,23 @@
 package main
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-
-	"github.com/difftrace/difftrace/parlot"
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/decode"
 )
 
 type convertFlags struct {
-	from    string
-	out     string
-	uftrace convertUftraceOptions
-	export  exportFlags
+	from   string
+	out    string
+	export exportFlags
+	// uftrace: the rank of the first process, and whether to replace
+	// another run in the output directory.
+	firstRank int
+	force     bool
 }
 
 func newConvertCmd() *cobra.Command {
@@ -112,9 +111,7 @@ complete, so a failure leaves no partial file.`,
 				}
 				return convertU16(args[0], f.out)
 			case "uftrace":
-				f.uftrace.out = f.out
-				f.uftrace.numbered = !cmd.Flags().Changed("rank")
-				return convertUftrace(args, f.uftrace, cmd.OutOrStdout(), cmd.ErrOrStderr())
+				return convertUftrace(cmd, args, &f)
 			case "":
 				return fmt.Errorf("convert needs the input's form: --from u16 or --from uftrace")
 			}
@@ -123,8 +120,8 @@ complete, so a failure leaves no partial file.`,
 	}
 	cmd.Flags().StringVar(&f.from, "from", "", "the input's form: u16 (raw little-endian uint16 values) or uftrace (data directories)")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "the ParLOT trace `FILE` (u16) or run directory (uftrace) to write; with --to, the JSON (.json, .json.gz) or profile (.pb.gz) file")
-	cmd.Flags().IntVar(&f.uftrace.firstRank, "rank", 0, "uftrace: number the processes from this rank, in the order given")
-	cmd.Flags().BoolVar(&f.uftrace.force, "force", false, "uftrace: replace another run already in the output directory")
+	cmd.Flags().IntVar(&f.firstRank, "rank", 0, "uftrace: number the processes from this rank, in the order given")
+	cmd.Flags().BoolVar(&f.force, "force", false, "uftrace: replace another run already in the output directory")
 	f.export.register(cmd)
 	cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"u16", "uftrace"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -138,41 +135,15 @@ func convertU16(inPath, outPath string) error {
 	}
 	defer in.Close()
 	if size%2 != 0 {
-		return fmt.Errorf("%s: byte %d: the file has an odd number of bytes, but a u16 trace holds 2-byte values (the file is truncated or not a u16 trace)", inPath, size-1)
+		return &record.OddU16Error{Name: inPath, Size: size}
 	}
 	out, err := createOutput(outPath, nil, inPath)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	w := parlot.NewWriter(out)
-	buf := make([]byte, 256<<10)
-	vals := make([]uint16, len(buf)/2)
-	var off int64
-	for {
-		n, err := io.ReadFull(in, buf)
-		if n%2 != 0 && err == nil {
-			return fmt.Errorf("%s: byte %d: short read", inPath, off+int64(n))
-		}
-		for i := range n / 2 {
-			vals[i] = binary.LittleEndian.Uint16(buf[2*i:])
-		}
-		if werr := w.Write(vals[:n/2]); werr != nil {
-			return fmt.Errorf("%s: %v", outPath, werr)
-		}
-		off += int64(n)
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("%s: byte %d: cannot read: %v", inPath, off, err)
-		}
-	}
-	if off%2 != 0 {
-		return fmt.Errorf("%s: byte %d: the file has an odd number of bytes, but a u16 trace holds 2-byte values (the file is truncated or not a u16 trace)", inPath, off-1)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("%s: %v", outPath, err)
+	if err := record.ConvertU16(out, outPath, in, inPath); err != nil {
+		return err
 	}
 	return out.Commit()
 }

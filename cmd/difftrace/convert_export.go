@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -83,35 +82,27 @@ func runExport(cmd *cobra.Command, f *exportFlags, args []string, out string) er
 	if err != nil {
 		return err
 	}
-	keep := keeper(flt, tab)
 	if f.to == "pprof" {
-		return exportPprof(cmd, run, ids, keep, flt, out)
+		return exportPprof(cmd, run, ids, keeper(flt, tab), filterSpec(flt), out)
 	}
-	opts := chrome.Options{Names: run, Keep: keep, Metadata: exportMeta(flt, run.Dir)}
-	groups := [][]trace.ID{ids}
+	return exportChrome(cmd, f, run, ids, chrome.Options{Names: run, Keep: keeper(flt, tab), Metadata: chrome.Metadata(producer(), run.Dir, filterSpec(flt))}, out)
+}
+
+// exportChrome writes the timeline of traces ids of run to out, or, when
+// it would be larger than --split-size, to a file per rank.
+func exportChrome(cmd *cobra.Command, f *exportFlags, run *decode.Run, ids []trace.ID, opts chrome.Options, out string) error {
+	files := &chrome.Files{Paths: []string{out}, Traces: [][]trace.ID{ids}}
 	if out != "-" {
-		sizes, err := chrome.Size(run, ids, opts)
-		if err != nil {
+		var err error
+		if files, err = chrome.Split(run, ids, opts, out, int64(f.splitSize)); err != nil {
 			return err
 		}
-		groups = chrome.ByRank(ids, sizes, int64(f.splitSize))
-		if len(groups) > 1 {
-			var total int64
-			for _, s := range sizes {
-				total += s
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "the JSON would be %s, more than --split-size %s: writing one file per rank\n", byteSize(total), f.splitSize)
-		}
 	}
-	paths := []string{out}
-	if len(groups) > 1 {
-		paths = make([]string, len(groups))
-		for i, g := range groups {
-			paths[i] = chrome.RankFile(out, g[0].Proc)
-		}
+	if len(files.Paths) > 1 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "the JSON would be %s, more than --split-size %s: writing one file per rank\n", byteSize(files.Size), f.splitSize)
 		// Every file may be written (no planted link, no directory in
 		// the way) before the first is.
-		for _, p := range paths {
+		for _, p := range files.Paths {
 			o, err := createOutput(p, nil, run.Dir)
 			if err != nil {
 				return err
@@ -119,14 +110,9 @@ func runExport(cmd *cobra.Command, f *exportFlags, args []string, out string) er
 			o.Abort()
 		}
 	}
-	for i, g := range groups {
-		path := paths[i]
+	for i, path := range files.Paths {
 		err := writeExport(cmd, path, run.Dir, true, func(w io.Writer) error {
-			cw := chrome.NewWriter(w, opts)
-			if err := chrome.AddRun(cw, run, g); err != nil {
-				return err
-			}
-			return cw.Close()
+			return chrome.WriteRun(w, run, files.Traces[i], opts)
 		})
 		if err != nil {
 			return err
@@ -150,17 +136,11 @@ func exportDiff(cmd *cobra.Command, f *exportFlags, flt *filters.Filter, args []
 	if err != nil {
 		return err
 	}
-	meta := exportMeta(flt, normal.Dir)
-	delete(meta, "run")
-	meta["normal"], meta["faulty"], meta["trace"] = normal.Dir, faulty.Dir, id.String()
-	opts := chrome.Options{Names: normal, Keep: keeper(flt, tab), Metadata: meta}
+	opts := chrome.Options{Names: normal, Keep: keeper(flt, tab), Metadata: chrome.DiffMetadata(producer(), normal.Dir, faulty.Dir, id, filterSpec(flt))}
 	var aligned []chrome.Alignment
 	err = writeExport(cmd, out, normal.Dir, true, func(w io.Writer) error {
-		cw := chrome.NewWriter(w, opts)
-		if aligned, err = chrome.AddDiff(cw, normal, faulty, id); err != nil {
-			return err
-		}
-		return cw.Close()
+		aligned, err = chrome.WriteDiff(w, normal, faulty, id, opts)
+		return err
 	})
 	if err != nil {
 		return err
@@ -177,20 +157,16 @@ func exportDiff(cmd *cobra.Command, f *exportFlags, flt *filters.Filter, args []
 }
 
 // exportPprof writes the call paths of traces ids of run as a profile.
-func exportPprof(cmd *cobra.Command, run *decode.Run, ids []trace.ID, keep func(trace.Symbol) bool, flt *filters.Filter, out string) error {
+func exportPprof(cmd *cobra.Command, run *decode.Run, ids []trace.ID, keep func(trace.Symbol) bool, filter, out string) error {
 	comments := []string{"run: " + run.Dir}
-	if flt != nil {
-		comments = append(comments, "filter: "+flt.Name())
+	if filter != "" {
+		comments = append(comments, "filter: "+filter)
 	}
 	if out == "-" && isTerminal(cmd.OutOrStdout()) {
 		return fmt.Errorf("refusing to write a binary profile to a terminal; redirect standard output to a file or use -o FILE")
 	}
 	return writeExport(cmd, out, run.Dir, false, func(w io.Writer) error {
-		pw := pprof.NewWriter(w, pprof.Options{Names: run, Program: run.ProgramName(), Keep: keep, Comments: comments, Uncompressed: !strings.HasSuffix(out, ".gz")})
-		if err := pprof.AddRun(pw, run, ids); err != nil {
-			return err
-		}
-		return pw.Close()
+		return pprof.WriteRun(w, run, ids, pprof.Options{Keep: keep, Comments: comments, Uncompressed: !strings.HasSuffix(out, ".gz")})
 	})
 }
 
@@ -234,39 +210,34 @@ func keeper(flt *filters.Filter, tab *trace.Table) func(trace.Symbol) bool {
 	return flt.Compile(tab).Keep
 }
 
-// exportMeta is the otherData of a chrome timeline.
-func exportMeta(flt *filters.Filter, dir string) map[string]any {
-	m := map[string]any{"producer": "difftrace " + version, "run": dir, "filter": "none: every call"}
-	if flt != nil {
-		m["filter"] = flt.Name()
+// filterSpec is flt's name, "" for every call.
+func filterSpec(flt *filters.Filter) string {
+	if flt == nil {
+		return ""
 	}
-	return m
+	return flt.Name()
 }
+
+// producer names this difftrace in the files it exports.
+func producer() string { return "difftrace " + version }
 
 // openRun opens the run in dir for reading its events, interning its
 // names into tab. A summary stands for the run it summarises, when that is
 // still where summarize read it.
 func (f *exportFlags) openRun(cmd *cobra.Command, dir string, tab *trace.Table) (*decode.Run, error) {
+	opts := decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}
 	if summary.Is(dir) {
-		s, err := summary.Open(dir)
+		run, err := summary.OpenRun(dir, tab, opts)
 		if err != nil {
 			return nil, err
 		}
-		run, err := decode.Open(s.Run.Dir, tab, decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms})
-		if err != nil {
-			return nil, fmt.Errorf("%s: is a summary, which holds no events, and the run it summarises is not at %s from here (%v); give the run directory", dir, s.Run.Dir, err)
-		}
-		want, _, err := decode.FromHeader(s.Run, trace.NewTable())
-		if err != nil || !slices.Equal(run.Traces(), want.Traces()) {
-			return nil, fmt.Errorf("%s: is a summary, which holds no events, and %s no longer holds the traces it summarised; give the run directory", dir, s.Run.Dir)
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a summary: reading the run it summarises, %s\n", trace.Printable(dir), trace.Printable(s.Run.Dir))
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a summary: reading the run it summarises, %s\n", trace.Printable(dir), trace.Printable(run.Dir))
 		return run, nil
 	}
 	if err := waitRecorded(cmd, dir); err != nil {
 		return nil, err
 	}
-	return decode.Open(dir, tab, decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms})
+	return decode.Open(dir, tab, opts)
 }
 
 // byteSize is a flag holding a number of bytes: 1073741824, 1G, 500M, 64K

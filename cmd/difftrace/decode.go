@@ -1,20 +1,15 @@
 package main
 
 import (
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
-	"unsafe"
-
-	"github.com/difftrace/difftrace/parlot"
 
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/parlot"
+	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -104,10 +99,6 @@ func decodeRaw(cmd *cobra.Command, f *decodeFlags) error {
 	return writeU16(cmd, f, in, f.raw, 0, "")
 }
 
-// littleEndian reports whether this machine stores a uint16 as the
-// little-endian bytes --format u16 writes.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
 // writeU16 decodes src to the output as raw values. info and funcs, when
 // set, make the reader check IDs against the function table.
 func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, funcs int, info string) error {
@@ -123,36 +114,25 @@ func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, fu
 	if info != "" {
 		r.CheckIDs(funcs, info)
 	}
-	vals := make([]uint16, 256<<10)
-	buf := make([]byte, 2*len(vals))
-	for {
-		n, err := r.Read(vals)
-		b := buf[:2*n]
-		if littleEndian {
-			// The values are already laid out as the bytes to write.
-			b = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), 2*n)
-		} else {
-			for i, v := range vals[:n] {
-				binary.LittleEndian.PutUint16(buf[2*i:], v)
-			}
-		}
-		if _, werr := out.Write(b); werr != nil {
-			return fmt.Errorf("writing %s: %v", out.name(), werr)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	if err := decode.WriteU16(namedErrors{out}, r); err != nil {
+		return err
 	}
 	return out.Commit()
 }
 
+// namedErrors names the output in the errors writing to it.
+type namedErrors struct{ out *output }
+
+func (o namedErrors) Write(b []byte) (int, error) {
+	n, err := o.out.Write(b)
+	if err != nil {
+		err = fmt.Errorf("writing %s: %v", o.out.name(), err)
+	}
+	return n, err
+}
+
 func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
-	switch f.format {
-	case "tree", "flat", "json", "u16":
-	default:
+	if _, ok := decodeFormats[f.format]; !ok && f.format != "u16" {
 		return fmt.Errorf("--format %q: want tree, flat, json or u16", f.format)
 	}
 	run, err := f.open(cmd, dir)
@@ -197,189 +177,15 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 		return err
 	}
 	defer out.Abort()
-	l := newLister(out, run, f.format)
-	for _, id := range ids {
-		t, _ := run.Trace(id)
-		l.begin(id, t)
-		if err := run.Walk(id, l.event); err != nil {
-			return err
-		}
-		l.end()
-		if l.err != nil {
-			return fmt.Errorf("writing %s: %v", out.name(), l.err)
-		}
+	doc := &report.Listing{Run: run, Traces: ids, Flat: f.format == "flat"}
+	if err := report.Write(out, doc, report.Options{Format: decodeFormats[f.format]}); err != nil {
+		return err
 	}
 	return out.Commit()
 }
 
-// lister writes the call/return listing of traces in one format.
-type lister struct {
-	w      io.Writer
-	tab    decode.Namer
-	format string
-	id     string
-	open   []trace.Symbol // the calls open so far, for the end-of-trace note
-	json   map[trace.Symbol]string
-	names  map[trace.Symbol]string
-	flat   map[trace.Symbol]string
-	line   []byte
-	err    error
-	events uint64
-}
-
-func newLister(w io.Writer, tab decode.Namer, format string) *lister {
-	return &lister{w: w, tab: tab, format: format, json: map[trace.Symbol]string{}, names: map[trace.Symbol]string{}, flat: map[trace.Symbol]string{}}
-}
-
-func (l *lister) begin(id trace.ID, t *decode.TraceFile) {
-	l.id = id.String()
-	l.open = l.open[:0]
-	l.events = 0
-	if l.format == "tree" {
-		p := t.Proc
-		who := fmt.Sprintf("process %d", p.Index)
-		if p.PID != 0 {
-			who += fmt.Sprintf(", pid %d", p.PID)
-		}
-		l.write(fmt.Appendf(nil, "== trace %s (%s): %s\n", l.id, who, trace.Printable(t.Path)))
-	}
-}
-
-// name is "image:function" for listings, escaped (trace.Printable: names
-// are anyone's to write); "?" for an exit with no open call.
-func (l *lister) name(s trace.Symbol) string {
-	if s == trace.Return {
-		return "?"
-	}
-	if n, ok := l.names[s]; ok {
-		return n
-	}
-	n := trace.Printable(l.tab.Name(s).Qualify(l.tab.Label(s)))
-	l.names[s] = n
-	return n
-}
-
-func (l *lister) event(e decode.Event) error {
-	l.events++
-	if e.Exit {
-		if len(l.open) > 0 {
-			l.open = l.open[:len(l.open)-1]
-		}
-	} else {
-		l.open = append(l.open, e.Func)
-	}
-	b := l.line[:0]
-	kind := "call"
-	if e.Exit {
-		kind = "return"
-	}
-	switch l.format {
-	case "tree":
-		b = appendPadded(b, e.Index, 8)
-		b = append(b, ' ', ' ')
-		for range e.Depth {
-			b = append(b, ' ', ' ')
-		}
-		if e.Exit {
-			b = append(b, "< "...)
-		} else {
-			b = append(b, "> "...)
-		}
-		b = append(b, l.name(e.Func)...)
-	case "flat":
-		n := trace.Name{}
-		if e.Func != trace.Return {
-			n = l.tab.Name(e.Func)
-		}
-		b = append(b, l.id...)
-		b = append(b, '\t')
-		b = strconv.AppendUint(b, e.Index, 10)
-		b = append(b, '\t')
-		b = strconv.AppendInt(b, int64(e.Depth), 10)
-		b = append(b, '\t')
-		b = append(b, kind...)
-		b = append(b, '\t')
-		b = append(b, trace.Printable(n.Image)...)
-		b = append(b, '\t')
-		if e.Func != trace.Return {
-			b = append(b, l.flatName(e.Func)...)
-		}
-	case "json":
-		b = append(b, `{"trace":"`...)
-		b = append(b, l.id...)
-		b = append(b, `","event":`...)
-		b = strconv.AppendUint(b, e.Index, 10)
-		b = append(b, `,"depth":`...)
-		b = strconv.AppendInt(b, int64(e.Depth), 10)
-		b = append(b, `,"kind":"`...)
-		b = append(b, kind...)
-		b = append(b, `",`...)
-		b = append(b, l.jsonName(e.Func)...)
-		b = append(b, '}')
-	}
-	b = append(b, '\n')
-	l.line = b
-	l.write(b)
-	return l.err
-}
-
-// flatName is the function of s as the flat listing shows it, escaped.
-func (l *lister) flatName(s trace.Symbol) string {
-	if n, ok := l.flat[s]; ok {
-		return n
-	}
-	n := trace.Printable(l.tab.Label(s))
-	l.flat[s] = n
-	return n
-}
-
-// appendPadded appends n right-aligned in width columns.
-func appendPadded(b []byte, n uint64, width int) []byte {
-	var tmp [20]byte
-	d := strconv.AppendUint(tmp[:0], n, 10)
-	for i := len(d); i < width; i++ {
-		b = append(b, ' ')
-	}
-	return append(b, d...)
-}
-
-// jsonName returns the "image" and "func" members for s, encoded once.
-func (l *lister) jsonName(s trace.Symbol) string {
-	if j, ok := l.json[s]; ok {
-		return j
-	}
-	var j string
-	if s == trace.Return {
-		j = `"image":null,"func":null`
-	} else {
-		n := l.tab.Name(s)
-		img, _ := json.Marshal(n.Image)
-		fn, _ := json.Marshal(n.Func)
-		j = `"image":` + string(img) + `,"func":` + string(fn)
-	}
-	l.json[s] = j
-	return j
-}
-
-func (l *lister) end() {
-	if l.format != "tree" {
-		return
-	}
-	if len(l.open) > 0 {
-		names := make([]string, len(l.open))
-		for i, s := range l.open {
-			names[i] = l.name(s)
-		}
-		l.write(fmt.Appendf(nil, "          (trace ends inside %s: %s)\n", plural(uint64(len(l.open)), "open call"), strings.Join(names, " > ")))
-	}
-	l.write(fmt.Appendf(nil, "          (%s)\n\n", plural(l.events, "event")))
-}
-
-func (l *lister) write(b []byte) {
-	if l.err == nil {
-		_, l.err = l.w.Write(b)
-	}
-}
+// decodeFormats are the report formats of --format (u16 is written apart).
+var decodeFormats = map[string]report.Format{"tree": report.Text, "flat": report.Text, "json": report.JSON}
 
 func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID) error {
 	ev, frames, err := run.StackAt(id, uint64(f.stackAt))
@@ -391,52 +197,12 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 		return err
 	}
 	defer out.Abort()
-	name := func(s trace.Symbol) string {
-		if s == trace.Return {
-			return "?"
-		}
-		return trace.Printable(run.Name(s).Qualify(run.Label(s)))
-	}
-	kind := "call"
-	if ev.Exit {
-		kind = "return"
-	}
-	switch f.format {
-	case "json":
-		type frame struct {
-			Image string `json:"image"`
-			Func  string `json:"func"`
-			Event uint64 `json:"event"`
-		}
-		doc := struct {
-			Trace string  `json:"trace"`
-			Event uint64  `json:"event"`
-			Kind  string  `json:"kind"`
-			Depth int     `json:"depth"`
-			Stack []frame `json:"stack"`
-		}{Trace: id.String(), Event: ev.Index, Kind: kind, Depth: ev.Depth, Stack: []frame{}}
-		for _, fr := range frames {
-			n := run.Name(fr.Func)
-			doc.Stack = append(doc.Stack, frame{n.Image, n.Func, fr.Event})
-		}
-		b, _ := json.MarshalIndent(doc, "", "  ")
-		out.Write(append(b, '\n'))
-	case "tree", "flat":
-		fmt.Fprintf(out, "trace %s, event %d: %s %s at depth %d\n", id, ev.Index, kind, name(ev.Func), ev.Depth)
-		if len(frames) == 0 {
-			fmt.Fprintln(out, "call stack: empty (an exit with no open call)")
-		} else {
-			fmt.Fprintln(out, "call stack, outermost first:")
-		}
-		w, nw := len(strconv.Itoa(len(frames))), 0
-		for _, fr := range frames {
-			nw = max(nw, len(name(fr.Func)))
-		}
-		for i, fr := range frames {
-			fmt.Fprintf(out, "  %*d  %-*s  entered at event %d\n", w, i, nw, name(fr.Func), fr.Event)
-		}
-	default:
+	format, ok := decodeFormats[f.format]
+	if !ok {
 		return errors.New("--stack-at prints tree/flat text or json, not " + f.format)
+	}
+	if err := report.Write(out, report.NewStack(run, id, ev, frames), report.Options{Format: format}); err != nil {
+		return fmt.Errorf("writing %s: %w", out.name(), err)
 	}
 	return out.Commit()
 }

@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/metrics"
-	"runtime/pprof"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/internal/atomicfile"
+	"github.com/difftrace/difftrace/internal/selfprofile"
 )
 
 // profileFlags are the hidden --cpuprofile and --memprofile every command
@@ -17,9 +13,8 @@ import (
 // runs: go tool pprof reads the files.
 type profileFlags struct {
 	cpu, mem string
-	cpuFile  *atomicfile.File
-	stopMem  chan struct{}
-	memDone  chan error
+	cpuProf  *selfprofile.CPU
+	heap     *selfprofile.Heap
 }
 
 func (p *profileFlags) register(root *cobra.Command) {
@@ -32,80 +27,30 @@ func (p *profileFlags) register(root *cobra.Command) {
 
 func (p *profileFlags) start() error {
 	if p.mem != "" {
-		p.stopMem, p.memDone = make(chan struct{}), make(chan error, 1)
-		go p.watchHeap()
+		p.heap = selfprofile.WatchHeap(p.mem)
 	}
 	if p.cpu == "" {
 		return nil
 	}
-	// As every output: whole or not at all, and through no link or pipe
-	// another user planted.
-	f, err := atomicfile.Create(p.cpu)
+	c, err := selfprofile.StartCPU(p.cpu)
 	if err != nil {
 		return fmt.Errorf("--cpuprofile: %w", err)
 	}
-	f.NoSync()
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Abort()
-		return fmt.Errorf("--cpuprofile: %w", err)
-	}
-	p.cpuFile = f
+	p.cpuProf = c
 	return nil
 }
 
 func (p *profileFlags) stop() error {
-	if p.cpuFile != nil {
-		pprof.StopCPUProfile()
-		if err := p.cpuFile.Commit(); err != nil {
+	if p.cpuProf != nil {
+		if err := p.cpuProf.Stop(); err != nil {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 	}
-	if p.mem == "" {
+	if p.heap == nil {
 		return nil
 	}
-	close(p.stopMem)
-	return <-p.memDone
-}
-
-// watchHeap writes the heap profile each time the live heap has grown by a
-// tenth over the largest seen, so that the file shows the heap near its
-// peak, whatever the command frees before it ends.
-func (p *profileFlags) watchHeap() {
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	var best uint64
-	var err error
-	write := func() error {
-		f, err := atomicfile.Create(p.mem)
-		if err != nil {
-			return fmt.Errorf("--memprofile: %w", err)
-		}
-		f.NoSync()
-		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
-			f.Abort()
-			return fmt.Errorf("--memprofile: %w", err)
-		}
-		if err := f.Commit(); err != nil {
-			return fmt.Errorf("--memprofile: %w", err)
-		}
-		return nil
+	if err := p.heap.Stop(); err != nil {
+		return fmt.Errorf("--memprofile: %w", err)
 	}
-	tick := time.NewTicker(500 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-p.stopMem:
-			if best == 0 {
-				runtime.GC()
-				err = write()
-			}
-			p.memDone <- err
-			return
-		case <-tick.C:
-			metrics.Read(sample)
-			if live := sample[0].Value.Uint64(); live > best+best/10 && err == nil {
-				best = live
-				err = write()
-			}
-		}
-	}
+	return nil
 }

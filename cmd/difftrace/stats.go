@@ -1,16 +1,12 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
-	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/decode"
-	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/report"
 )
 
 type statsFlags struct {
@@ -22,6 +18,9 @@ type statsFlags struct {
 	top    int
 	out    string
 }
+
+// statsFormats are the report formats of --format.
+var statsFormats = map[string]report.Format{"table": report.Text, "json": report.JSON, "csv": report.CSV}
 
 func newStatsCmd() *cobra.Command {
 	var f statsFlags
@@ -44,11 +43,9 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level, err := decode.ParseLevel(f.by)
 			if err != nil {
-				return err
+				return fmt.Errorf("--by %w", err)
 			}
-			switch f.format {
-			case "table", "json", "csv":
-			default:
+			if _, ok := statsFormats[f.format]; !ok {
 				return fmt.Errorf("--format %q: want table, json or csv", f.format)
 			}
 			if f.top < 0 {
@@ -74,15 +71,9 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 			if err != nil {
 				return err
 			}
-			groups := decode.GroupStats(ids, stats, level)
-			sw := statsWriter{w: out, tab: run, f: &f, level: level}
-			switch f.format {
-			case "table":
-				sw.table(groups)
-			case "json":
-				sw.json(run.Dir, groups)
-			case "csv":
-				sw.csv(groups)
+			doc := report.NewStats(run.Dir, decode.GroupStats(ids, stats, level), level, run, f.edges, f.top)
+			if err := report.Write(out, doc, report.Options{Format: statsFormats[f.format]}); err != nil {
+				return fmt.Errorf("writing %s: %w", out.name(), err)
 			}
 			return out.Commit()
 		},
@@ -98,175 +89,4 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 	cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"thread", "process", "program"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
-}
-
-type statsWriter struct {
-	w     io.Writer
-	tab   decode.Namer
-	f     *statsFlags
-	level decode.Level
-}
-
-func (s *statsWriter) funcs(st *decode.Stats) []decode.FuncCount {
-	fc := st.ByCalls(s.tab)
-	if s.f.top > 0 && len(fc) > s.f.top {
-		fc = fc[:s.f.top]
-	}
-	return fc
-}
-
-func (s *statsWriter) edgeList(st *decode.Stats) []decode.EdgeCount {
-	ec := st.EdgesByCalls(s.tab)
-	if s.f.top > 0 && len(ec) > s.f.top {
-		ec = ec[:s.f.top]
-	}
-	return ec
-}
-
-func (s *statsWriter) name(sym trace.Symbol) string {
-	if sym == trace.Return {
-		return "(root)"
-	}
-	return trace.Printable(s.tab.Name(sym).Qualify(s.tab.Label(sym)))
-}
-
-func (s *statsWriter) title(g decode.Group) string {
-	switch s.level {
-	case decode.ByThread:
-		return "thread " + g.Name
-	case decode.ByProcess:
-		return "process " + g.Name
-	}
-	return fmt.Sprintf("program (%s)", plural(uint64(len(g.Procs)), "process"))
-}
-
-func (s *statsWriter) table(groups []decode.Group) {
-	for gi, g := range groups {
-		st := g.Stats
-		if gi > 0 {
-			fmt.Fprintln(s.w)
-		}
-		fmt.Fprintf(s.w, "== %s: %s, %s, %s, %s, max depth %d",
-			s.title(g), plural(uint64(st.Traces), "trace"), plural(st.Events, "event"), plural(st.Calls, "call"), plural(uint64(len(st.Funcs)), "function"), st.MaxDepth)
-		if st.Open > 0 {
-			fmt.Fprintf(s.w, ", %s at the end", plural(st.Open, "open call"))
-		}
-		fmt.Fprintln(s.w)
-		fc := s.funcs(st)
-		w := len("CALLS")
-		for _, c := range fc {
-			w = max(w, countWidth(c.Calls))
-		}
-		fmt.Fprintf(s.w, "%*s  FUNCTION\n", w, "CALLS")
-		for _, c := range fc {
-			fmt.Fprintf(s.w, "%*d  %s\n", w, c.Calls, s.name(c.Func))
-		}
-		if !s.f.edges {
-			continue
-		}
-		ec := s.edgeList(st)
-		w = len("CALLS")
-		for _, c := range ec {
-			w = max(w, countWidth(c.Calls))
-		}
-		nw := len("CALLER")
-		for _, c := range ec {
-			nw = max(nw, len(s.name(c.Caller)))
-		}
-		fmt.Fprintf(s.w, "\n%*s  %-*s  CALLEE\n", w, "CALLS", nw, "CALLER")
-		for _, c := range ec {
-			fmt.Fprintf(s.w, "%*d  %-*s  %s\n", w, c.Calls, nw, s.name(c.Caller), s.name(c.Callee))
-		}
-	}
-}
-
-// countWidth returns the width of a count printed in decimal.
-func countWidth(c uint64) int { return len(strconv.FormatUint(c, 10)) }
-
-type jsonFunc struct {
-	Image string `json:"image"`
-	Func  string `json:"func"` // as written: demangled, with its parameters
-}
-
-func (s *statsWriter) jsonName(sym trace.Symbol) *jsonFunc {
-	if sym == trace.Return {
-		return nil
-	}
-	n := s.tab.Name(sym)
-	return &jsonFunc{n.Image, n.Func}
-}
-
-func (s *statsWriter) json(dir string, groups []decode.Group) {
-	type fn struct {
-		jsonFunc
-		Calls uint64 `json:"calls"`
-	}
-	type edge struct {
-		Caller *jsonFunc `json:"caller"` // null: called with no caller
-		Callee *jsonFunc `json:"callee"`
-		Calls  uint64    `json:"calls"`
-	}
-	type group struct {
-		Name      string `json:"name"`
-		Traces    int    `json:"traces"`
-		Events    uint64 `json:"events"`
-		Calls     uint64 `json:"calls"`
-		Open      uint64 `json:"open_calls"`
-		Unmatched uint64 `json:"unmatched_returns"`
-		MaxDepth  int    `json:"max_depth"`
-		Functions []fn   `json:"functions"`
-		Edges     []edge `json:"edges,omitempty"`
-	}
-	doc := struct {
-		Run    string  `json:"run"`
-		By     string  `json:"by"`
-		Groups []group `json:"groups"`
-	}{Run: dir, By: s.level.String(), Groups: []group{}}
-	for _, g := range groups {
-		st := g.Stats
-		jg := group{Name: g.Name, Traces: st.Traces, Events: st.Events, Calls: st.Calls, Open: st.Open,
-			Unmatched: st.Unmatched, MaxDepth: st.MaxDepth, Functions: []fn{}}
-		for _, c := range s.funcs(st) {
-			jg.Functions = append(jg.Functions, fn{*s.jsonName(c.Func), c.Calls})
-		}
-		if s.f.edges {
-			jg.Edges = []edge{}
-			for _, c := range s.edgeList(st) {
-				jg.Edges = append(jg.Edges, edge{s.jsonName(c.Caller), s.jsonName(c.Callee), c.Calls})
-			}
-		}
-		doc.Groups = append(doc.Groups, jg)
-	}
-	enc := json.NewEncoder(s.w)
-	enc.SetIndent("", "  ")
-	enc.Encode(doc)
-}
-
-// csv writes one row per function (kind "function") and per edge (kind
-// "edge"); a function row leaves the caller columns empty, an edge with no
-// caller names it "(root)". Names are escaped as in the table
-// (trace.Printable): a CSV file is read in terminals and spreadsheets too,
-// and CSV has no escapes of its own; JSON keeps them exactly.
-func (s *statsWriter) csv(groups []decode.Group) {
-	w := csv.NewWriter(s.w)
-	w.Write([]string{s.level.String(), "kind", "caller_image", "caller", "image", "function", "calls"})
-	for _, g := range groups {
-		for _, c := range s.funcs(g.Stats) {
-			n := s.tab.Name(c.Func)
-			w.Write([]string{g.Name, "function", "", "", trace.Printable(n.Image), trace.Printable(n.Func), strconv.FormatUint(c.Calls, 10)})
-		}
-		if !s.f.edges {
-			continue
-		}
-		for _, c := range s.edgeList(g.Stats) {
-			ci, cf := "", "(root)"
-			if c.Caller != trace.Return {
-				n := s.tab.Name(c.Caller)
-				ci, cf = trace.Printable(n.Image), trace.Printable(n.Func)
-			}
-			n := s.tab.Name(c.Callee)
-			w.Write([]string{g.Name, "edge", ci, cf, trace.Printable(n.Image), trace.Printable(n.Func), strconv.FormatUint(c.Calls, 10)})
-		}
-	}
-	w.Flush()
 }

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,7 +11,6 @@ import (
 	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
-	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/summary"
@@ -136,32 +135,13 @@ func (f *summarizeFlags) grid() ([]*filters.Filter, error) {
 	return fs, nil
 }
 
-// prepareSummaryDir makes dir if need be, and refuses one that holds
-// anything but summary parts, or is reached through a link another user
-// may have planted (atomicfile.MkdirAll); parts of a summary made by
-// another number of processes go (this one replaces them).
+// prepareSummaryDir readies dir for the parts of a summary written by of
+// processes (summary.Prepare).
 func prepareSummaryDir(dir string, of int) error {
-	if err := atomicfile.MkdirAll(dir, 0o777); err != nil {
-		return err
+	err := summary.Prepare(dir, of)
+	var foreign *summary.ForeignFileError
+	if errors.As(err, &foreign) {
+		return fmt.Errorf("%w; give an empty or new directory to -o", err)
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if _, n, ok := summary.ParsePartName(name); ok {
-			if n != of {
-				if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
-					return err
-				}
-			}
-			continue
-		}
-		if strings.HasPrefix(name, ".part-") {
-			continue // another process's part being written
-		}
-		return fmt.Errorf("%s: holds %s, which is not part of a summary; give an empty or new directory to -o", dir, name)
-	}
-	return nil
+	return err
 }

@@ -261,3 +261,20 @@ func AddRun(w *Writer, run *decode.Run, ids []trace.ID) error {
 		return t.Close()
 	})
 }
+
+// WriteRun writes the profile of traces ids of run to w: a Writer, AddRun
+// and Close. Functions and the program are named as run names them unless
+// opts names them otherwise.
+func WriteRun(w io.Writer, run *decode.Run, ids []trace.ID, opts Options) error {
+	if opts.Names == nil {
+		opts.Names = run
+	}
+	if opts.Program == "" {
+		opts.Program = run.ProgramName()
+	}
+	pw := NewWriter(w, opts)
+	if err := AddRun(pw, run, ids); err != nil {
+		return err
+	}
+	return pw.Close()
+}
