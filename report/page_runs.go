@@ -2,8 +2,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/difftrace/difftrace/decode"
@@ -22,7 +20,7 @@ func pageRuns(c *rank.Comparison) []Run {
 		case r > rank.Faulty:
 			role = "normal (noise floors)"
 		}
-		rr := Run{Role: role, Dir: trace.Printable(run.Dir), Program: trace.Printable(strings.Join(pagePrograms(run), ", "))}
+		rr := Run{Role: role, Dir: trace.Printable(run.Dir), Program: trace.Printable(strings.Join(Programs(run), ", "))}
 		if m := run.Manifest; m != nil {
 			rr.Command = trace.Printable(strings.Join(m.Command, " "))
 			if !m.Start.IsZero() {
@@ -57,7 +55,7 @@ func endings(run *decode.Run) []Ending {
 	ranks := map[string][]int{}
 	bad := map[string]bool{}
 	for _, p := range run.Procs {
-		how := pageEnded(p.Rank)
+		how := Ended(p.Rank)
 		if ranks[how] == nil {
 			order = append(order, how)
 		}
@@ -66,63 +64,7 @@ func endings(run *decode.Run) []Ending {
 	}
 	var out []Ending
 	for _, how := range order {
-		out = append(out, Ending{How: trace.Printable(how), Ranks: pageRankList(ranks[how]), Bad: bad[how]})
+		out = append(out, Ending{How: trace.Printable(how), Ranks: RankList(ranks[how]), Bad: bad[how]})
 	}
 	return out
-}
-
-// pageRankList names ascending ranks compactly: "rank 3", "ranks 0, 2–5".
-func pageRankList(ranks []int) string {
-	var parts []string
-	for i := 0; i < len(ranks); {
-		j := i
-		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
-			j++
-		}
-		switch {
-		case j == i:
-			parts = append(parts, strconv.Itoa(ranks[i]))
-		case j == i+1:
-			parts = append(parts, strconv.Itoa(ranks[i]), strconv.Itoa(ranks[j]))
-		default:
-			parts = append(parts, fmt.Sprintf("%d–%d", ranks[i], ranks[j]))
-		}
-		i = j + 1
-	}
-	if len(ranks) == 1 {
-		return "rank " + parts[0]
-	}
-	return "ranks " + strings.Join(parts, ", ")
-}
-
-// pagePrograms lists the distinct paths of the run's programs as recorded, in
-// process order.
-func pagePrograms(run *decode.Run) []string {
-	var ps []string
-	for _, p := range run.Procs {
-		if p.Program != "" && !slices.Contains(ps, p.Program) {
-			ps = append(ps, p.Program)
-		}
-	}
-	return ps
-}
-
-// pageEnded says how a rank ended, from its manifest record.
-func pageEnded(r *decode.Rank) string {
-	switch {
-	case r == nil:
-		return "no record"
-	case r.Status != "":
-		return r.Status
-	case r.KilledByTimeout:
-		if r.Signal != "" {
-			return "killed by timeout (" + r.Signal + ")"
-		}
-		return "killed by timeout"
-	case r.Signal != "":
-		return "killed by " + r.Signal
-	case r.Exited:
-		return fmt.Sprintf("exited with status %d", r.ExitStatus)
-	}
-	return "no record of the end (the recorder stopped first)"
 }

@@ -172,7 +172,7 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 		defer in.Close()
 		return writeU16(cmd, f, in, t.Path, t.Proc.Funcs, t.Proc.Info)
 	}
-	out, err := createOutput(f.out, cmd.OutOrStdout())
+	out, err := createOutput(f.out, cmd.OutOrStdout(), run.Dir)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 	if err != nil {
 		return err
 	}
-	out, err := createOutput(f.out, cmd.OutOrStdout())
+	out, err := createOutput(f.out, cmd.OutOrStdout(), run.Dir)
 	if err != nil {
 		return err
 	}

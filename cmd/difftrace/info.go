@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -54,12 +53,6 @@ larger than memory can be summarised.`,
 	cmd.ValidArgsFunction = completeRunDir
 	return cmd
 }
-
-// rankList, programs and ended are report's; report.go names runs with
-// them.
-func rankList(ranks []int) string       { return report.RankList(ranks) }
-func programs(run *decode.Run) []string { return report.Programs(run) }
-func ended(r *decode.Rank) string       { return report.Ended(r) }
 
 // orDash shows an unknown value as "-" (report_test.go reads the page with
 // it).

@@ -61,7 +61,7 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 			}
 			// The output first: an -o that cannot be written fails before
 			// the work.
-			out, err := createOutput(f.out, cmd.OutOrStdout())
+			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}
