@@ -216,9 +216,9 @@ func (l *lister) end() {
 		for i, s := range l.open {
 			names[i] = l.name(s)
 		}
-		l.write(fmt.Appendf(nil, "          (trace ends inside %s: %s)\n", nounCount(uint64(len(l.open)), "open call"), strings.Join(names, " > ")))
+		l.write(fmt.Appendf(nil, "          (trace ends inside %s: %s)\n", Count(uint64(len(l.open)), "open call"), strings.Join(names, " > ")))
 	}
-	l.write(fmt.Appendf(nil, "          (%s)\n\n", nounCount(l.events, "event")))
+	l.write(fmt.Appendf(nil, "          (%s)\n\n", Count(l.events, "event")))
 }
 
 func (l *lister) write(b []byte) {

@@ -46,7 +46,7 @@ func (d *Kept) writeText(out io.Writer, _ Options) error {
 	}
 	name := trace.PrintableNames(d.Symbols.Label)
 	for i, id := range d.Traces {
-		fmt.Fprintf(out, "== %s: %s kept by %s\n", id, countOf(uint64(len(d.Calls[i])), "call"), d.Filter)
+		fmt.Fprintf(out, "== %s: %s kept by %s\n", id, Count(uint64(len(d.Calls[i])), "call"), d.Filter)
 		for _, s := range d.Calls[i] {
 			io.WriteString(out, name(s))
 			io.WriteString(out, "\n")

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 )
 
 // Format is an output format of Write.
@@ -116,4 +118,18 @@ func docName(d Document) string {
 		return n.name()
 	}
 	return fmt.Sprintf("%T", d)
+}
+
+// Count writes n and a noun, in the plural unless n is 1: "1 call",
+// "3 calls", "2 matches".
+func Count(n uint64, word string) string {
+	s := strconv.FormatUint(n, 10) + " " + word
+	switch {
+	case n == 1:
+	case strings.HasSuffix(word, "s"):
+		s += "es"
+	default:
+		s += "s"
+	}
+	return s
 }

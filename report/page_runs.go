@@ -38,11 +38,11 @@ func pageRuns(c *rank.Comparison) []Run {
 			}
 			hi = max(hi, len(p.Threads))
 		}
-		threads := pagePlural(uint64(hi), "thread")
+		threads := Count(uint64(hi), "thread")
 		if lo != hi {
 			threads = fmt.Sprintf("%d–%d threads", lo, hi)
 		}
-		rr.Shape = fmt.Sprintf("%s × %s (%s)", pagePlural(uint64(len(run.Procs)), "process"), threads, pagePlural(uint64(rr.Traces), "trace"))
+		rr.Shape = fmt.Sprintf("%s × %s (%s)", Count(uint64(len(run.Procs)), "process"), threads, Count(uint64(rr.Traces), "trace"))
 		rr.Endings = endings(run)
 		out = append(out, rr)
 	}

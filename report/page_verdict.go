@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
@@ -47,7 +45,7 @@ func verdict(rpt *Report, rk *rank.Ranking) Verdict {
 				best.Filter, best.K, best.Attrs, best.Linkage, best.BScore))
 		}
 		v.Why = append(v.Why, fmt.Sprintf("Its diffNLR is shown under filter %s, K %d: the clearest diff among the rows where %s is %s (%s).",
-			s.Filter, s.K, s.Trace, pageViewWhy(s), pagePlural(uint64(s.Changes), "changed element")))
+			s.Filter, s.K, s.Trace, pageViewWhy(s), Count(uint64(s.Changes), "changed element")))
 		if s.Culprit != "" {
 			v.Why = append(v.Why, fmt.Sprintf("The faulty run did not end normally, and in a hang the ranks left waiting change as much as the one that caused it: %s is the first suspect of the hang analysis (%s).",
 				s.Trace, trace.Printable(s.Culprit)))
@@ -110,17 +108,4 @@ func noiseSentence(rk *rank.Ranking, s *rank.View) string {
 		}
 	}
 	return fmt.Sprintf("Noise: %s set the noise floors; what changes between the normal runs does not count.", runs)
-}
-
-// pagePlural returns "n word" or "n words".
-func pagePlural(n uint64, word string) string {
-	s := strconv.FormatUint(n, 10) + " " + word
-	switch {
-	case n == 1:
-	case strings.HasSuffix(word, "s"):
-		s += "es"
-	default:
-		s += "s"
-	}
-	return s
 }

@@ -180,7 +180,7 @@ func (d *Ranking) writeNext(out io.Writer) {
 			fmt.Fprintf(out, "        (filter %s, K %d: %s made the calls of its normal run and stopped inside the last one)\n", v.Filter, v.K, v.Trace)
 		} else {
 			fmt.Fprintf(out, "        (filter %s, K %d: the clearest diff among the rows where %s is %s, %s)\n",
-				v.Filter, v.K, v.Trace, ViewWhy(v), countOf(uint64(v.Changes), "changed element"))
+				v.Filter, v.K, v.Trace, ViewWhy(v), Count(uint64(v.Changes), "changed element"))
 		}
 		if v.CountsOnly {
 			fmt.Fprintf(out, "        Only loop counts changed in %s. If the program varies by itself (receives from any source, dynamic\n"+
@@ -276,17 +276,4 @@ func writeRunWide(out io.Writer, rws []rank.RunWide) {
 		}
 		fmt.Fprintf(out, "        %s, K %d: %s%s\n", rw.Filter, rw.K, clip(trace.Printable(rw.Changes[0]), 100), more)
 	}
-}
-
-// countOf writes "1 call", "3 calls", "2 matches".
-func countOf(n uint64, word string) string {
-	s := strconv.FormatUint(n, 10) + " " + word
-	switch {
-	case n == 1:
-	case strings.HasSuffix(word, "s"):
-		s += "es"
-	default:
-		s += "s"
-	}
-	return s
 }

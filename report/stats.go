@@ -111,7 +111,7 @@ func (d *Stats) title(g *StatsGroup) string {
 	case "process":
 		return "process " + g.Name
 	}
-	return fmt.Sprintf("program (%s)", nounCount(uint64(g.Processes), "process"))
+	return fmt.Sprintf("program (%s)", Count(uint64(g.Processes), "process"))
 }
 
 // statsLabel is how the text shows a function: "(root)" for no caller.
@@ -131,9 +131,9 @@ func (d *Stats) writeText(out io.Writer, _ Options) error {
 			fmt.Fprintln(out)
 		}
 		fmt.Fprintf(out, "== %s: %s, %s, %s, %s, max depth %d",
-			d.title(g), nounCount(uint64(g.Traces), "trace"), nounCount(g.Events, "event"), nounCount(g.Calls, "call"), nounCount(uint64(g.Called), "function"), g.MaxDepth)
+			d.title(g), Count(uint64(g.Traces), "trace"), Count(g.Events, "event"), Count(g.Calls, "call"), Count(uint64(g.Called), "function"), g.MaxDepth)
 		if g.Open > 0 {
-			fmt.Fprintf(out, ", %s at the end", nounCount(g.Open, "open call"))
+			fmt.Fprintf(out, ", %s at the end", Count(g.Open, "open call"))
 		}
 		fmt.Fprintln(out)
 		w := len("CALLS")
@@ -195,16 +195,3 @@ func (d *Stats) writeCSV(out io.Writer, _ Options) error {
 
 // decimalWidth returns the width of n printed in decimal.
 func decimalWidth(n uint64) int { return len(strconv.FormatUint(n, 10)) }
-
-// nounCount returns "n word" or "n words".
-func nounCount(n uint64, word string) string {
-	s := strconv.FormatUint(n, 10) + " " + word
-	switch {
-	case n == 1:
-	case len(word) > 0 && word[len(word)-1] == 's':
-		s += "es"
-	default:
-		s += "s"
-	}
-	return s
-}

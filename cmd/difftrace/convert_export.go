@@ -14,6 +14,7 @@ import (
 	"github.com/difftrace/difftrace/export/chrome"
 	"github.com/difftrace/difftrace/export/pprof"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/summary"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -147,11 +148,11 @@ func exportDiff(cmd *cobra.Command, f *exportFlags, flt *filters.Filter, args []
 	}
 	for _, a := range aligned {
 		if !a.Differ {
-			fmt.Fprintf(cmd.ErrOrStderr(), "trace %s: the runs do not differ (%s shown)\n", a.Trace, plural(a.Common, "event"))
+			fmt.Fprintf(cmd.ErrOrStderr(), "trace %s: the runs do not differ (%s shown)\n", a.Trace, report.Count(a.Common, "event"))
 			continue
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "trace %s: first difference after %s in common, at normal event %d and faulty event %d: ts %d in the file\n",
-			a.Trace, plural(a.Common, "event"), a.Normal, a.Faulty, a.At)
+			a.Trace, report.Count(a.Common, "event"), a.Normal, a.Faulty, a.At)
 	}
 	return nil
 }

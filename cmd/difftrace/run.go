@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/difftrace/difftrace/parlot"
@@ -153,19 +152,6 @@ func (f *readFlags) openWithProgress(cmd *cobra.Command, dir string) (run *decod
 			bar.Finish()
 		}
 	}, nil
-}
-
-// plural returns "n word" or "n words".
-func plural(n uint64, word string) string {
-	s := strconv.FormatUint(n, 10) + " " + word
-	switch {
-	case n == 1:
-	case strings.HasSuffix(word, "s"):
-		s += "es"
-	default:
-		s += "s"
-	}
-	return s
 }
 
 // completeRunDir completes a run-directory argument with directory names.
