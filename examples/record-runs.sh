@@ -27,6 +27,10 @@ record ilcs-dlbug 8 --timeout 10s -- "$EX/ilcs" --count-bug 2
 record ilcs-maxbug 8 -- "$EX/ilcs" --max-bug 0
 record stencil-normal 8 -- "$EX/stencil"
 record stencil-skipbug 8 --timeout 30s -- "$EX/stencil" --skip-bug 3 5
+# A pthreads program of one process, whose bug flag only the main thread
+# parses: worker 1 refines its 9th tile in 4 passes instead of 5.
+record tpool-normal 1 -- "$EX/tpool"
+record tpool-shortloop 1 -- "$EX/tpool" --short-loop 1 9
 OUT=$NOISE
 record farm-1 8 -- "$EX/farm"
 record farm-2 8 -- "$EX/farm"

@@ -83,14 +83,18 @@ func Top(votes []Vote) []Vote {
 // or others led combinations too while, under v, the leader changed only
 // in how many times its loops iterate (what a program's own nondeterminism
 // changes, v.CountsOnly). A view that comes from a hang (v.Culprit,
-// v.Parted) is never weak: the run's ending points at it.
-func weak(threads, processes []Vote, rows int, v View) (why string, ok bool) {
+// v.Parted) is never weak: the run's ending points at it. With one
+// process (oneProcess), the first test does not apply.
+func weak(threads, processes []Vote, oneProcess bool, rows int, v View) (why string, ok bool) {
 	if v.Culprit != "" || v.Parted || len(threads) == 0 || threads[0].First == 0 || threads[0].First*4 >= rows {
 		return "", false
 	}
 	lead := threads[0]
 	share := fmt.Sprintf("%s was the most suspicious in only %d of %d combinations", lead.ID, lead.First, rows)
-	if len(processes) == 0 || processes[0].First == 0 {
+	if oneProcess {
+		// No process can be a suspect, and none is missed: only the
+		// second test below applies.
+	} else if len(processes) == 0 || processes[0].First == 0 {
 		return share + ", and no combination found a process suspect", true
 	}
 	var others []string

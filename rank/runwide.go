@@ -1,10 +1,12 @@
 package rank
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -96,7 +98,7 @@ func (n *NLR) findRunWide() error {
 		}
 	}
 	if len(inBoth) < 2 {
-		return nil
+		return n.findArgumentParsing(inBoth)
 	}
 	type found struct {
 		change Change
@@ -289,4 +291,77 @@ func (n *NLR) FaultyCall(i int, k uint64) uint64 {
 		}
 	}
 	return rec + (k - seen)
+}
+
+// findArgumentParsing is findRunWide for a run of one process, where no
+// other process can show a change alike: when the faulty run was started
+// with another command line, the changes of the process's main thread made
+// of nothing but the string functions a command line is parsed with (the
+// str filter's) are set aside as run-wide.
+func (n *NLR) findArgumentParsing(inBoth map[int]bool) error {
+	c := n.c
+	if len(inBoth) != 1 || !commandsDiffer(c) {
+		return nil
+	}
+	str := filters.MustParse("str")
+	main := -1
+	for i, id := range c.IDs {
+		if id.Thread == 0 && c.Has(Normal, i) && c.Has(Faulty, i) {
+			main = i
+			break
+		}
+	}
+	if main < 0 {
+		return nil
+	}
+	ns, fs := n.Seqs[Normal][main], n.Seqs[Faulty][main]
+	if ns.Equal(fs) {
+		return nil
+	}
+	blocks, err := diffnlr.Diff(ns, fs)
+	if err != nil {
+		return err
+	}
+	parsing := func(seq nlr.Sequence) bool {
+		syms, err := n.Table.Expand(nil, seq)
+		if err != nil {
+			return false
+		}
+		for _, s := range syms {
+			if s != trace.Return && !str.KeepName(c.Symbols.Name(s)) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, st := range stretches(blocks) {
+		if !st.common && len(st.Faulty) > 0 && parsing(st.Normal) && parsing(st.Faulty) {
+			n.RunWide = append(n.RunWide, st.Change)
+		}
+	}
+	if len(n.RunWide) == 0 {
+		return nil
+	}
+	n.analysed = make([]nlr.Sequence, len(c.IDs))
+	s := nlr.Sequence{}
+	for _, st := range stretches(blocks) {
+		if st.common {
+			s = append(s, st.Normal...)
+			continue
+		}
+		w, ok := n.widePart(st)
+		if ok {
+			s = append(s, w.Normal...)
+		}
+		s = append(s, st.Faulty[len(w.Faulty):]...)
+	}
+	n.analysed[main] = s
+	return nil
+}
+
+// commandsDiffer reports whether the faulty run was started with another
+// command line than the normal run, where both say.
+func commandsDiffer(c *Comparison) bool {
+	a, b := c.Runs[Normal].Manifest, c.Runs[Faulty].Manifest
+	return a != nil && b != nil && len(a.Command) > 0 && len(b.Command) > 0 && !slices.Equal(a.Command, b.Command)
 }

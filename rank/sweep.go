@@ -320,7 +320,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 				rk.Notes = append(rk.Notes, nl[0].UnfoldedNotes(v.Trace)...)
 				rk.Suggestion.CountsOnly = len(c.Runs) == 2 && nl[0].countsOnly(v.Trace)
 			}
-			if why, ok := weak(rk.ThreadVotes, rk.ProcessVotes, len(rk.Rows), *rk.Suggestion); ok {
+			if why, ok := weak(rk.ThreadVotes, rk.ProcessVotes, len(c.Processes()) < 2, len(rk.Rows), *rk.Suggestion); ok {
 				rk.Suggestion, rk.NoClearSuspect = nil, why
 			}
 		}

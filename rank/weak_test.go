@@ -31,9 +31,21 @@ func TestWeakConsensus(t *testing.T) {
 		// worker is the only suspect, in 12 of 144 combinations.
 		{"the only suspect", []Vote{v(tid(3, 0), 12)}, []Vote{v(pid(3), 12)}, 144, View{}, ""},
 	} {
-		why, ok := weak(c.threads, c.processes, c.rows, c.view)
+		why, ok := weak(c.threads, c.processes, false, c.rows, c.view)
 		if ok != (c.want != "") || !strings.Contains(why, c.want) {
 			t.Errorf("%s: weak %v (%q), want %v (%q)", c.name, ok, why, c.want != "", c.want)
 		}
+	}
+}
+
+// With one process no process can be a suspect: a thread leading in a few
+// combinations of a threaded program is no weak consensus for that alone.
+func TestWeakConsensusOneProcess(t *testing.T) {
+	lead := []Vote{{ID: tid(0, 1), First: 20, Listed: 20}}
+	if why, ok := weak(lead, nil, true, 96, View{}); ok {
+		t.Errorf("one process: weak (%q)", why)
+	}
+	if _, ok := weak(lead, nil, false, 96, View{}); !ok {
+		t.Error("several processes, none a suspect: not weak")
 	}
 }
