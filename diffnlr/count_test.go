@@ -122,3 +122,39 @@ func TestStepOrdinalWhereLoopsAreGroups(t *testing.T) {
 		t.Errorf("%s\nwant limit missing in the 8th of 12 calls of step", text)
 	}
 }
+
+// A rank that skipped its halo exchange in step 5 and then hung in step 8:
+// the faulty run, the shorter, reads to an edit script as step 5 added and
+// the normal run's later steps missing; the sentence reads inside step 5.
+func TestChangeBeforeHang(t *testing.T) {
+	const (
+		thread trace.Symbol = iota + 1
+		step
+		kernel
+		irecv
+		waitall
+		allreduce
+	)
+	names := map[trace.Symbol]string{thread: "thread", step: "step", kernel: "kernel", irecv: "MPI_Irecv", waitall: "MPI_Waitall", allreduce: "MPI_Allreduce"}
+	R := trace.Return
+	events := func(skip, hang int) []trace.Symbol {
+		ev := []trace.Symbol{thread}
+		for s := 1; s <= 12; s++ {
+			ev = append(ev, step, kernel, R)
+			if s == hang {
+				return append(ev, irecv, R, waitall) // stops inside MPI_Waitall
+			}
+			if s != skip {
+				ev = append(ev, irecv, R, waitall, R)
+			}
+			ev = append(ev, allreduce, R, R)
+		}
+		return append(ev, R)
+	}
+	w := Whole{Normal: events(0, 0), Faulty: events(5, 8)}
+	e := ExplainFirst(First{Common: math.MaxUint64}, w, math.MaxUint64, math.MaxUint64)
+	text := e.Text(func(s trace.Symbol) string { return names[s] })
+	if e.Kind != Missing || !strings.Contains(text, "iteration 5 of 12 of the loop over step, in thread > step: MPI_Irecv, MPI_Waitall missing") {
+		t.Errorf("%s\nwant MPI_Irecv, MPI_Waitall missing in step 5", text)
+	}
+}

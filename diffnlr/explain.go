@@ -315,6 +315,16 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 		substitute(hunks[k:], kn, kf, hn, hf)
 		h := hunks[k]
 		i0, j0 := h.A, h.B
+		if h.Del == 0 && h.Ins > 0 && pf.open && i0 < len(kn) && kn[i0].sym == kf[j0].sym && hn[i0] != hf[j0] {
+			// A call the faulty run made otherwise, in the call it hung
+			// in: the edit script, the faulty run being the shorter,
+			// reads it as added and the normal run's as missing with the
+			// calls the faulty run never made. Read inside it first.
+			if r, ok := x.level(kn[i0], kf[j0], depth+1, false); ok {
+				x.around(&r, kn, hn, i0, kn[i0].sym)
+				return r, true
+			}
+		}
 		switch {
 		case h.Del == 0 && h.Ins == 0:
 			continue
