@@ -23,7 +23,7 @@ import (
 // "… N more changes …" line that counts what it hides; the common runs at
 // its two ends keep Context elements.
 //
-// A zero field takes its default (Context 3, Changed 8, Changes 20); a
+// A zero field takes its default (Context 3, Changed 4, Changes 20); a
 // negative field means no limit.
 type Abridge struct {
 	Context int
@@ -36,7 +36,7 @@ var Full = Abridge{Context: -1, Changed: -1, Changes: -1}
 
 const (
 	defaultContext = 3
-	defaultChanged = 8
+	defaultChanged = 4
 	defaultChanges = 20
 )
 

@@ -111,7 +111,7 @@ func TestAbridgeKeepsEndMark(t *testing.T) {
 
 func TestAbridgeDefaults(t *testing.T) {
 	got := Abridge{}.withDefaults()
-	if got != (Abridge{Context: 3, Changed: 8, Changes: 20}) {
+	if got != (Abridge{Context: 3, Changed: 4, Changes: 20}) {
 		t.Fatalf("defaults = %+v", got)
 	}
 	if Full.withDefaults() != Full {

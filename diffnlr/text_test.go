@@ -144,15 +144,7 @@ func TestWriteTextAbridged(t *testing.T) {
 - L1^2
 - L1^3
 - L1^4
-- L1^5
-- L1^6
-- L1^7
-- L1^8
-- … 15 more normal-only …
-- L1^24
-- L1^25
-- L1^26
-- L1^27
+- … 23 more normal-only …
 - L1^28
 - L1^29
 - L1^30
@@ -161,15 +153,7 @@ func TestWriteTextAbridged(t *testing.T) {
 + L2^2
 + L2^3
 + L2^4
-+ L2^5
-+ L2^6
-+ L2^7
-+ L2^8
-+ … 4 more faulty-only …
-+ L2^13
-+ L2^14
-+ L2^15
-+ L2^16
++ … 12 more faulty-only …
 + L2^17
 + L2^18
 + L2^19

@@ -46,7 +46,7 @@ func pageViewWhy(v *rank.View) string {
 // notes, each line of the diff (a loop's with its body) and the loops.
 func pageDiff(n *rank.NLR, id trace.ID, source string) (Diff, error) {
 	d := Diff{Trace: id.String(), Header: fmt.Sprintf("diffNLR(%s): filter %s, K %d (%s)", id, n.Filter.Name(), n.K, source)}
-	dn, err := n.Comparison().DiffNLR(n, id, diffnlr.Abridge{Context: 3, Changed: 8, Changes: 20}) // diffnlr's defaults
+	dn, err := n.Comparison().DiffNLR(n, id, diffnlr.Abridge{Context: 3, Changed: 4, Changes: 20}) // diffnlr's defaults
 	if err != nil {
 		return d, err
 	}

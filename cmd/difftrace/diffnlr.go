@@ -87,7 +87,7 @@ to show everything.`,
 	fl.StringArrayVarP(&f.outputs, "output", "o", nil, "draw the picture into this file: .svg, .png or .dot (repeatable)")
 	fl.StringVar(&f.color, "color", "auto", "colour the text diff: auto (when standard output is a terminal), always or never")
 	fl.IntVar(&f.context, "context", 3, "common elements shown at each end of a long common run (-1: all)")
-	fl.IntVar(&f.changed, "changed", 8, "elements shown at each end of a long changed run (-1: all)")
+	fl.IntVar(&f.changed, "changed", 4, "elements shown at each end of a long changed run (-1: all)")
 	fl.IntVar(&f.changes, "changes", 20, "changes shown, the first and the last ones, when there are more (-1: all)")
 	fl.BoolVar(&f.full, "full", false, "show the whole diff, nothing abridged")
 	completeJoined(cmd, "filter", "+", filterTerms)
