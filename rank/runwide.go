@@ -172,25 +172,32 @@ func (n *NLR) findRunWide() error {
 	}
 	n.analysed = make([]nlr.Sequence, len(c.IDs))
 	for i, d := range diffs {
-		touched := false
-		s := nlr.Sequence{} // not nil: nil in analysed means unchanged
-		for _, st := range d {
-			if st.common {
-				s = append(s, st.Normal...)
-				continue
-			}
-			w, ok := n.widePart(st)
-			if ok {
-				s = append(s, w.Normal...)
-				touched = true
-			}
-			s = append(s, st.Faulty[len(w.Faulty):]...)
-		}
-		if touched {
-			n.analysed[i] = s
-		}
+		n.analysed[i] = n.undone(d)
 	}
 	return nil
+}
+
+// undone returns the faulty sequence of a diff with its run-wide changes
+// undone, nil when it has none.
+func (n *NLR) undone(d []stretch) nlr.Sequence {
+	touched := false
+	s := nlr.Sequence{} // not nil: nil in analysed means unchanged
+	for _, st := range d {
+		if st.common {
+			s = append(s, st.Normal...)
+			continue
+		}
+		w, ok := n.widePart(st)
+		if ok {
+			s = append(s, w.Normal...)
+			touched = true
+		}
+		s = append(s, st.Faulty[len(w.Faulty):]...)
+	}
+	if !touched {
+		return nil
+	}
+	return s
 }
 
 // begins reports whether change ch begins with change w on both sides (w
@@ -334,7 +341,8 @@ func (n *NLR) findArgumentParsing(inBoth map[int]bool) error {
 		}
 		return true
 	}
-	for _, st := range stretches(blocks) {
+	d := stretches(blocks)
+	for _, st := range d {
 		if !st.common && len(st.Faulty) > 0 && parsing(st.Normal) && parsing(st.Faulty) {
 			n.RunWide = append(n.RunWide, st.Change)
 		}
@@ -343,19 +351,7 @@ func (n *NLR) findArgumentParsing(inBoth map[int]bool) error {
 		return nil
 	}
 	n.analysed = make([]nlr.Sequence, len(c.IDs))
-	s := nlr.Sequence{}
-	for _, st := range stretches(blocks) {
-		if st.common {
-			s = append(s, st.Normal...)
-			continue
-		}
-		w, ok := n.widePart(st)
-		if ok {
-			s = append(s, w.Normal...)
-		}
-		s = append(s, st.Faulty[len(w.Faulty):]...)
-	}
-	n.analysed[main] = s
+	n.analysed[main] = n.undone(d)
 	return nil
 }
 

@@ -128,6 +128,20 @@ without repeating them.`,
 			return saveSession(s, rk, cmd.ErrOrStderr())
 		},
 	}
+	f.registerGrid(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "table", "table (aligned, for the terminal), json or csv")
+	fl.StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
+	fl.IntVar(&f.rows, "rows", 20, "rows of the table to show (0: all); json and csv have all")
+	fl.IntVar(&f.top, "top", 5, "suspects to show per cell (0: all)")
+	fl.BoolVar(&f.noSession, "no-session", false, "do not write .difftrace/ in the current directory")
+	completeWords(cmd, "format", "table", "json", "csv")
+	return cmd
+}
+
+// registerGrid registers the flags rank and report share: how the runs
+// are read, the further normal runs and the grid swept.
+func (f *rankFlags) registerGrid(cmd *cobra.Command) {
 	f.register(cmd)
 	f.registerForce(cmd)
 	f.registerPolling(cmd)
@@ -140,18 +154,11 @@ without repeating them.`,
 	fl.StringSliceVar(&f.linkages, "linkage", linkageNames(rank.DefaultLinkages),
 		"linkages to sweep: single, complete, average, weighted, centroid, median, ward, or all")
 	fl.StringVar(&f.custom, "custom", "", "a regular expression of function names added to every filter (e.g. CPU_Exec)")
-	fl.StringVar(&f.format, "format", "table", "table (aligned, for the terminal), json or csv")
-	fl.StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
-	fl.IntVar(&f.rows, "rows", 20, "rows of the table to show (0: all); json and csv have all")
-	fl.IntVar(&f.top, "top", 5, "suspects to show per cell (0: all)")
 	fl.Float64Var(&f.suspectShare, "suspect-share", rank.SuspectShare,
 		"a trace is a suspect of a row when its score is at least this share of the row's highest score (above 0, at most 1)")
-	fl.BoolVar(&f.noSession, "no-session", false, "do not write .difftrace/ in the current directory")
 	filterSpecs(cmd, "filters")
 	completeJoined(cmd, "attrs", ",", attrModes)
 	completeJoined(cmd, "linkage", ",", linkages)
-	completeWords(cmd, "format", "table", "json", "csv")
-	return cmd
 }
 
 // parse checks rank's flags and returns the parameter grid and the
@@ -167,10 +174,7 @@ func (f *rankFlags) parse() (rank.Grid, report.Format, error) {
 		return g, "", fmt.Errorf("--format %q: want table, json or csv", f.format)
 	case f.rows < 0 || f.top < 0:
 		return g, "", fmt.Errorf("--rows and --top take 0 (all) or more")
-	case !(f.suspectShare > 0 && f.suspectShare <= 1):
-		return g, "", fmt.Errorf("--suspect-share %g: want a share of the highest score above 0 and at most 1 (0.5 is the default)", f.suspectShare)
 	}
-	g.SuspectShare = f.suspectShare
 	return g, format, nil
 }
 
@@ -178,6 +182,10 @@ func (f *rankFlags) parse() (rank.Grid, report.Format, error) {
 func (f *rankFlags) grid() (rank.Grid, error) {
 	var g rank.Grid
 	var err error
+	if !(f.suspectShare > 0 && f.suspectShare <= 1) {
+		return g, fmt.Errorf("--suspect-share %g: want a share of the highest score above 0 and at most 1 (0.5 is the default)", f.suspectShare)
+	}
+	g.SuspectShare = f.suspectShare
 	if len(f.filters) == 0 {
 		if g.Filters, err = rank.DefaultFilters(f.custom); err != nil {
 			return g, fmt.Errorf("--custom: %v", err)

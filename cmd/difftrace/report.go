@@ -22,8 +22,6 @@ type reportFlags struct {
 	// shown is how many of the best rows get their matrices, dendrograms
 	// and lattices in the page; diffs how many suspects their diffNLR.
 	shown, diffs int
-	// suspectShare is the cut of each row's suspects (rank.Grid).
-	suspectShare float64
 }
 
 func newReportCmd() *cobra.Command {
@@ -66,26 +64,11 @@ and dendrograms (on at most 128 classes); the page says so.
 		ValidArgsFunction: completeRunDirs,
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
 	}
-	f.register(cmd)
-	f.registerForce(cmd)
-	f.registerPolling(cmd)
+	f.registerGrid(cmd)
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.alsoNormal, "also-normal", nil,
-		"another normal run of the program (repeat for more): what changes between the normal runs is noise, and a trace is a suspect only where it changed clearly more than that")
-	fl.StringSliceVar(&f.filters, "filters", nil, "filters to sweep, comma-separated (default: every preset that keeps calls in these runs)")
-	fl.IntSliceVar(&f.ks, "k", rank.DefaultKs, "values of K (longest loop body) to sweep")
-	fl.StringSliceVar(&f.attrs, "attrs", modeNames(fca.Modes()), "attribute modes to sweep")
-	fl.StringSliceVar(&f.linkages, "linkage", linkageNames(rank.DefaultLinkages),
-		"linkages to sweep: single, complete, average, weighted, centroid, median, ward, or all")
-	fl.StringVar(&f.custom, "custom", "", "a regular expression of function names added to every filter (e.g. CPU_Exec)")
 	fl.StringVarP(&f.out, "output", "o", "", "write the page to this file (.html; .json for the values) instead of standard output")
 	fl.IntVar(&f.shown, "rows", 8, "best rows whose matrices, dendrograms and lattices the page holds (the suggested view's row is added)")
 	fl.IntVar(&f.diffs, "diffs", 6, "suspects whose diffNLR the page holds, the suggested one first (it always)")
-	fl.Float64Var(&f.suspectShare, "suspect-share", rank.SuspectShare,
-		"a trace is a row's suspect where its score is at least this share of the row's highest score (1: only the highest)")
-	filterSpecs(cmd, "filters")
-	completeJoined(cmd, "attrs", ",", attrModes)
-	completeJoined(cmd, "linkage", ",", linkages)
 	return cmd
 }
 
@@ -138,10 +121,6 @@ func (f *reportFlags) check() (rank.Grid, report.Format, error) {
 	if f.shown < 0 || f.diffs < 0 {
 		return grid, "", fmt.Errorf("--rows and --diffs take 0 or more")
 	}
-	if !(f.suspectShare > 0 && f.suspectShare <= 1) {
-		return grid, "", fmt.Errorf("--suspect-share %g: give a share above 0 and at most 1 (%g: half the highest score)", f.suspectShare, rank.SuspectShare)
-	}
-	grid.SuspectShare = f.suspectShare
 	if hasExt(f.out, ".json") {
 		return grid, report.JSON, nil
 	}

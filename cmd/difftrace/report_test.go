@@ -208,7 +208,7 @@ func TestReportRefusesBadFlags(t *testing.T) {
 	fails(t, []string{"--rows and --diffs"}, "report", n, f, "--rows", "-1", "-o", out)
 	fails(t, []string{"--linkage"}, "report", n, f, "--linkage", "nearest", "-o", out)
 	fails(t, []string{"two run directories"}, "report", n, "-o", out)
-	fails(t, []string{"--suspect-share 0: give a share above 0 and at most 1"}, "report", n, f, "--suspect-share", "0", "-o", out)
+	fails(t, []string{"--suspect-share 0: want a share of the highest score above 0 and at most 1"}, "report", n, f, "--suspect-share", "0", "-o", out)
 	fails(t, []string{"--suspect-share 1.5"}, "report", n, f, "--suspect-share", "1.5", "-o", out)
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed report wrote its output")
