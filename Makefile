@@ -8,7 +8,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # (no crasher) when the time runs out on a loaded machine.
 FUZZTIME ?= 50000x
 
-.PHONY: all build test lint fuzz safety demo bench examples mutation mutation-runs clean
+.PHONY: all build test lint fuzz safety demo bench examples mutation mutation-runs trial clean
 
 all: build
 
@@ -92,6 +92,14 @@ examples: build
 # under the view rank suggests. go test ./... runs a few thousand.
 mutation:
 	$(GO) test ./internal/mutation -run Accuracy -mutations 20000 -mutation.suggested 4 -v
+
+# The new-user trial (README, "How often the first difference is right"):
+# 25 bugs planted in four programs (examples/trial), each recorded, ranked,
+# and diffed with exactly the diffnlr rank suggests; results in
+# examples/trial/results (summary.tsv). About two minutes; needs Open MPI,
+# gfortran and uftrace.
+trial: build
+	examples/trial/run-all.sh $(BIN)
 
 # Records the normal runs the mutation tests take (testdata/mutation) again.
 mutation-runs: build
