@@ -29,6 +29,35 @@ type Abridge struct {
 	Context int
 	Changed int
 	Changes int
+	// Lines, when > 0, is the most lines the text may take: a caller fits
+	// it by trying Tighter's abridgements in turn. Abridge itself does not
+	// read it.
+	Lines int
+}
+
+// Tighter returns the abridgements to try, in turn, for a diff that must
+// fit in a.Lines lines: a itself, then ones that show fewer elements at
+// each end of a run and fewer changes, each at least as brief as the one
+// before. Without Lines, it is a alone.
+func (a Abridge) Tighter() []Abridge {
+	if a.Lines <= 0 {
+		return []Abridge{a}
+	}
+	a = a.withDefaults()
+	atMost := func(x, v int) int {
+		if x < 0 || x > v {
+			return v
+		}
+		return x
+	}
+	out := []Abridge{a}
+	for _, s := range [][3]int{{2, 2, 20}, {1, 1, 10}, {1, 1, 6}, {1, 1, 4}, {1, 1, 2}} {
+		b := Abridge{Context: atMost(a.Context, s[0]), Changed: atMost(a.Changed, s[1]), Changes: atMost(a.Changes, s[2]), Lines: a.Lines}
+		if b != out[len(out)-1] {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // Full shows every element of the diff.
@@ -59,6 +88,63 @@ type row struct {
 	elem   nlr.Element
 	hidden int  // > 0: "… hidden more …" instead of an element
 	last   bool // the last event recorded in the faulty run
+	// outer, with hidden, names the outermost calls of the hidden
+	// elements, in order (outermost); the row then stands for a whole
+	// changed stretch.
+	outer []outerCall
+}
+
+// outerCall is one of the outermost elements of a changed stretch, with
+// how many elements after it the calls it makes account for.
+type outerCall struct {
+	elem   nlr.Element
+	inside int
+	times  int // > 1: the same calls, all the way down, so many times in a row
+}
+
+// maxOuter bounds how many outermost calls a row names: the first
+// maxOuter-1 and the last, with a count of those between.
+const maxOuter = 4
+
+// outermost groups a stretch of elements by the calls that hold them:
+// each element not held by the one that opened the current group (not
+// deeper than it) opens a group of its own. depth gives an element's depth
+// among the calls the view keeps; ok is false when one is unknown.
+//
+// Groups that repeat the one before them element for element (at the same
+// depths) are counted on it (outerCall.times).
+func outermost(elems nlr.Sequence, depth func(int) int) (out []outerCall, ok bool) {
+	head := 0
+	var from []int // the first element of each group
+	ds := make([]int, len(elems))
+	for j, e := range elems {
+		d := depth(j)
+		if d < 0 {
+			return nil, false
+		}
+		ds[j] = d
+		if len(out) == 0 || d <= head {
+			out = append(out, outerCall{elem: e, times: 1})
+			from = append(from, j)
+			head = d
+			continue
+		}
+		out[len(out)-1].inside++
+	}
+	// Fold repeats: group g equals the last group kept.
+	var folded []outerCall
+	last := -1 // the group folded[len(folded)-1] was taken from
+	for g, c := range out {
+		if last >= 0 && c.elem == out[last].elem && c.inside == out[last].inside &&
+			slices.Equal(elems[from[g]:from[g]+c.inside+1], elems[from[last]:from[last]+c.inside+1]) &&
+			slices.Equal(ds[from[g]:from[g]+c.inside+1], ds[from[last]:from[last]+c.inside+1]) {
+			folded[len(folded)-1].times++
+			continue
+		}
+		folded = append(folded, c)
+		last = g
+	}
+	return folded, true
 }
 
 // skipped counts what a "… N more changes …" line hides. With same set,
@@ -106,9 +192,13 @@ type view struct {
 //
 // With usual set, changes like those between the normal runs are one line
 // each (usualChanges).
-func abridge(blocks []Block, a Abridge, markEnd bool, usual *Pairs) view {
+//
+// With depth set (Picture.Depth for this diff), a changed run too long to
+// show whole is one row naming its outermost calls.
+func abridge(blocks []Block, a Abridge, markEnd bool, usual *Pairs, depth func(side Kind, at int) int) view {
 	a = a.withDefaults()
 	var v view
+	blocks = placed(blocks)
 	for _, b := range blocks {
 		switch b.Kind {
 		case Common:
@@ -175,11 +265,28 @@ func abridge(blocks []Block, a Abridge, markEnd bool, usual *Pairs) view {
 		}
 		return a.Changed
 	}
-	emit := func(k Kind, elems nlr.Sequence, head, tail int, mark bool) {
+	emit := func(k Kind, elems nlr.Sequence, head, tail int, mark bool, at [2]int) {
 		p := part{kind: k}
 		n := len(elems)
 		if head < 0 || tail < 0 || head+tail+1 >= n {
 			head, tail = n, 0
+		}
+		// A changed run too long to show whole: one row naming its
+		// outermost calls, and the faulty trace's last element if it is
+		// there.
+		if shown := n - btoi(mark); k != Common && depth != nil && head < n && shown > 1 {
+			side := 0
+			if k == FaultyOnly {
+				side = 1
+			}
+			if out, ok := outermost(elems[:shown], func(j int) int { return depth(k, at[side]+j) }); ok {
+				p.rows = append(p.rows, row{hidden: shown, outer: out})
+				if mark {
+					p.rows = append(p.rows, row{elem: elems[n-1], last: true})
+				}
+				v.parts = append(v.parts, p)
+				return
+			}
 		}
 		for _, e := range elems[:head] {
 			p.rows = append(p.rows, row{elem: e})
@@ -227,7 +334,7 @@ func abridge(blocks []Block, a Abridge, markEnd bool, usual *Pairs) view {
 			}
 			if blocks[first].Kind == Common {
 				n := min(a.Context, len(blocks[first].Elems))
-				emit(Common, blocks[first].Elems[:n], -1, -1, false)
+				emit(Common, blocks[first].Elems[:n], -1, -1, false, blocks[first].at)
 				s.common -= n
 			}
 			var tailPart nlr.Sequence
@@ -238,15 +345,52 @@ func abridge(blocks []Block, a Abridge, markEnd bool, usual *Pairs) view {
 			}
 			v.parts = append(v.parts, part{kind: Common, skip: s})
 			if tailPart != nil {
-				emit(Common, tailPart, -1, -1, last == lastBlock)
+				emit(Common, tailPart, -1, -1, last == lastBlock, blocks[last].at)
 			}
 			i = last
 			continue
 		}
-		k := keep(b.Kind)
-		emit(b.Kind, b.Elems, k, k, i == lastBlock)
+		head, tail := keep(b.Kind), keep(b.Kind)
+		// Where both traces start alike, or end alike, what leads to the
+		// first change and what follows the last is the context: the
+		// traces' first and last calls are the same on both sides, and a
+		// run too long to show whole keeps only its end near the change.
+		if b.Kind == Common && len(changes) > 0 && a.Context >= 0 && len(b.Elems) > 2*a.Context+1 {
+			if i == 0 {
+				head = 0
+			}
+			if i == len(blocks)-1 {
+				tail = 0
+			}
+		}
+		emit(b.Kind, b.Elems, head, tail, i == lastBlock, b.at)
 	}
 	return v
+}
+
+// placed returns a copy of blocks with each block's place in the two
+// sequences (Block.at).
+func placed(blocks []Block) []Block {
+	out := make([]Block, len(blocks))
+	var at [2]int
+	for i, b := range blocks {
+		b.at = at
+		out[i] = b
+		if b.Kind != FaultyOnly {
+			at[0] += len(b.Elems)
+		}
+		if b.Kind != NormalOnly {
+			at[1] += len(b.Elems)
+		}
+	}
+	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // span is a change: blocks[start:end], a maximal stretch of blocks that are
@@ -328,7 +472,7 @@ func sameChanges(blocks []Block, changes []span, context int, markEnd bool) ([]B
 		s.common -= shown
 		out = append(out, blocks[from:changes[k].end]...)
 		if shown > 0 {
-			out = append(out, Block{Kind: Common, Elems: gap.Elems[:shown]})
+			out = append(out, Block{Kind: Common, Elems: gap.Elems[:shown], at: gap.at})
 		}
 		if marks == nil {
 			marks = make(map[int]*skipped)

@@ -35,10 +35,7 @@ func TestAbridgeChanges(t *testing.T) {
 	}{
 		{"first and last", Abridge{Changes: 2}, `--- normal
 +++ faulty
-  L0^1
-  L0^2
-  L0^3
-  … 4 more common …
+  … 7 more common …
   L0^8
   L0^9
   L0^10
@@ -56,10 +53,7 @@ func TestAbridgeChanges(t *testing.T) {
   L5^1
   L5^2
   L5^3
-  … 4 more common …
-  L5^8
-  L5^9
-  L5^10
+  … 7 more common …
 `},
 		{"last only", Abridge{Changes: 1, Context: 2}, `--- normal
 +++ faulty
@@ -72,9 +66,7 @@ func TestAbridgeChanges(t *testing.T) {
 + L8^5
   L5^1
   L5^2
-  … 6 more common …
-  L5^9
-  L5^10
+  … 8 more common …
 `},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -94,8 +86,7 @@ func TestAbridgeKeepsEndMark(t *testing.T) {
 	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Abridge: Abridge{Changes: 2, Context: 1}, Ended: "hung"}
 	want := `--- normal
 +++ faulty
-  L0^1
-  … 8 more common …
+  … 9 more common …
   L0^10
 - L9^1
 + L8^1
@@ -151,9 +142,7 @@ func TestAbridgeSameChanges(t *testing.T) {
 	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Abridge: Abridge{Context: 2}}
 	want := `--- normal
 +++ faulty
-  MPI_Init
-  MPI_Send
-  … 13 more common …
+  … 15 more common …
   memcpy
   CPU_Exec
 - MPI_Allreduce
@@ -184,5 +173,99 @@ func TestAbridgeSameChanges(t *testing.T) {
 	p.Blocks = mustDiff(t, normal, other)
 	if got := text(t, p, false); strings.Contains(got, "the same change") && !strings.Contains(got, "2 more times") {
 		t.Errorf("different changes summarised:\n%s", got)
+	}
+}
+
+// A changed run too long to show whole is one line naming its outermost
+// calls, how many elements each holds, and repeats of the same calls as a
+// count; the faulty run's last element stays a line of its own.
+func TestAbridgeOutermost(t *testing.T) {
+	normal := seq(sym("MPI_Init"), sym("MPI_Comm_rank"), sym("MPI_Finalize"))
+	faulty := seq(sym("MPI_Init"), sym("MPI_Comm_rank"),
+		sym("GOMP_parallel"), sym("MPI_Send"), sym("MPI_Recv"),
+		sym("GOMP_parallel"), sym("MPI_Send"), sym("MPI_Recv"),
+		sym("CPU_Exec"), sym("MPI_Allreduce"),
+		sym("MPI_Finalize"))
+	// Depths among the kept calls: MPI_Init (main, say) 0, the others 1,
+	// the MPI calls inside GOMP_parallel and CPU_Exec 2.
+	depth := func(s nlr.Sequence) []int {
+		d := []int{0}
+		for _, e := range s[1:] {
+			switch e {
+			case sym("MPI_Send"), sym("MPI_Recv"), sym("MPI_Allreduce"):
+				d = append(d, 2)
+			default:
+				d = append(d, 1)
+			}
+		}
+		return d
+	}
+	dn, df := depth(normal), depth(faulty)
+	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Abridge: Abridge{Changed: 1},
+		Depth: func(section int, side Kind, at int) int {
+			if section != 0 {
+				t.Fatalf("section %d of a picture without sections", section)
+			}
+			if side == NormalOnly {
+				return dn[at]
+			}
+			return df[at]
+		}}
+	want := `--- normal
++++ faulty
+  MPI_Init
+  MPI_Comm_rank
++ … 8 faulty-only: GOMP_parallel (+2 inside) ×2, CPU_Exec (+1 inside) …
+  MPI_Finalize
+`
+	if got := text(t, p, false); got != want {
+		t.Errorf("WriteText:\n%s\nwant:\n%s", got, want)
+	}
+	shown := p.Shown()
+	if !slices.Contains(shown, sym("GOMP_parallel")) || !slices.Contains(shown, sym("CPU_Exec")) || slices.Contains(shown, sym("MPI_Allreduce")) {
+		t.Errorf("Shown = %v: want the outermost calls named, not those inside them", shown)
+	}
+
+	// Cut short inside the stretch: the last element keeps its marker.
+	p.Blocks = mustDiff(t, normal, faulty[:len(faulty)-1])
+	p.Ended = "hung"
+	df = df[:len(df)-1]
+	want = `--- normal
++++ faulty
+  MPI_Init
+  MPI_Comm_rank
+- MPI_Finalize
++ … 7 faulty-only: GOMP_parallel (+2 inside) ×2, CPU_Exec …
++ MPI_Allreduce  <- faulty trace ends here (hung)
+`
+	if got := text(t, p, false); got != want {
+		t.Errorf("cut short:\n%s\nwant:\n%s", got, want)
+	}
+
+	// Without depths, the run shows its ends.
+	p.Depth = nil
+	if got := text(t, p, false); !strings.Contains(got, "+ … 6 more faulty-only …") {
+		t.Errorf("without depths:\n%s", got)
+	}
+}
+
+// Tighter starts from the abridgement asked for and only ever shows less.
+func TestAbridgeTighter(t *testing.T) {
+	if got := (Abridge{}).Tighter(); len(got) != 1 {
+		t.Fatalf("without Lines: %+v, want the abridgement alone", got)
+	}
+	steps := Abridge{Context: 5, Changed: -1, Lines: 20}.Tighter()
+	if steps[0] != (Abridge{Context: 5, Changed: -1, Changes: 20, Lines: 20}) {
+		t.Fatalf("first step %+v: want the abridgement asked for", steps[0])
+	}
+	for i := 1; i < len(steps); i++ {
+		a, b := steps[i-1], steps[i]
+		looser := func(x, y int) bool { return y < 0 && x >= 0 || x >= 0 && y > x }
+		if looser(a.Context, b.Context) || looser(a.Changed, b.Changed) || looser(a.Changes, b.Changes) || b == a {
+			t.Errorf("step %d %+v does not tighten %+v", i, b, a)
+		}
+	}
+	if last := steps[len(steps)-1]; last.Context != 1 || last.Changed != 1 {
+		t.Errorf("last step %+v: want one element at each end", last)
 	}
 }

@@ -179,3 +179,37 @@ func commonUnits(a, b []trace.Symbol, keep, poll func(trace.Symbol) bool) uint64
 		n++
 	}
 }
+
+// KeptDepths returns, for every call a view counts in events (in order, as
+// units walks them: those keep keeps, a stretch of polling calls once
+// each), how many calls the view keeps enclose it: 0 for a call no kept
+// call holds. keep nil keeps every call; poll nil counts every polling
+// call. A picture reads these to name the outermost calls of a long
+// changed stretch (Picture.Depth).
+func KeptDepths(events []trace.Symbol, keep, poll func(trace.Symbol) bool) []int32 {
+	u := units{events: events, keep: keep, poll: poll}
+	var out []int32
+	var kept []bool // per open call: whether the view keeps it
+	n := int32(0)   // kept calls open
+	i := 0          // events before i are accounted for in kept and n
+	for at := u.next(); at >= 0; at = u.next() {
+		for ; i < at; i++ {
+			if events[i] == trace.Return {
+				if len(kept) > 0 {
+					if kept[len(kept)-1] {
+						n--
+					}
+					kept = kept[:len(kept)-1]
+				}
+				continue
+			}
+			k := keep == nil || keep(events[i])
+			kept = append(kept, k)
+			if k {
+				n++
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}

@@ -38,6 +38,9 @@ type Block struct {
 	// mark, in an abridged diff, is what an empty Common block stands for
 	// (usualChanges).
 	mark *skipped
+	// at, in an abridged diff, is where the block's first element stands
+	// in the normal and in the faulty sequence (placed).
+	at [2]int
 }
 
 // MaxDistinct is the largest number of distinct elements Diff can handle:

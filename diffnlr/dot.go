@@ -155,7 +155,7 @@ func (p *Picture) graph() *dotGraph {
 		var label, attrs string
 		switch {
 		case r.hidden > 0:
-			label = p.hiddenText(k, r.hidden)
+			label = p.rowText(k, r)
 			attrs = fmt.Sprintf(`label=%s, group=%q, style="rounded,dashed,filled", fillcolor=%q, color=%q, fontcolor=%q, fontsize="11"`,
 				quote(label), groupOf(k), fillGap, borderOf(k), textGap)
 		default:

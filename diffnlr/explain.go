@@ -48,6 +48,11 @@ type LoopPlace struct {
 	Period    int          `json:"period"`
 	Iteration int          `json:"iteration"`
 	Count     int          `json:"count"`
+	// Told is set when the sentence places the call by its ordinal instead
+	// (Explanation.StackNth): the loop repeats a group of calls of the
+	// function the ordinal counts, such as a time step's steps in groups
+	// of four, and its iteration would only say the same less plainly.
+	Told bool `json:"-"`
 }
 
 // Explanation is where and how two runs of a thread first part, read on
@@ -498,6 +503,12 @@ func (x *explainer) around(r *Explanation, kn []call, hn []uint64, i int, sym tr
 	var at Nth
 	if n, of := ordinal(kn, i); of >= 2 && !(len(loops) == 1 && loops[0].Period == 1 && loops[0].Iteration == n && loops[0].Count == of) {
 		at = Nth{N: n, Of: of}
+		// Loops over groups of these calls: the ordinal says where.
+		for j := range loops {
+			if loops[j].Body == sym {
+				r.Loops[j].Told = true
+			}
+		}
 	}
 	r.StackNth = append([]Nth{at}, r.StackNth...)
 }
@@ -862,7 +873,9 @@ func (e Explanation) Text(name func(trace.Symbol) string) string {
 	}
 	var where []string
 	for _, l := range e.Loops {
-		where = append(where, fmt.Sprintf("iteration %d of %d of %s", l.Iteration, l.Count, loopName(l, name)))
+		if !l.Told {
+			where = append(where, fmt.Sprintf("iteration %d of %d of %s", l.Iteration, l.Count, loopName(l, name)))
+		}
 	}
 	w := strings.Join(where, " > ")
 	if len(stack) > 0 {

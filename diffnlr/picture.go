@@ -50,6 +50,13 @@ type Picture struct {
 	// "faulty trace ends here (Ended)". A trace that ended normally has no
 	// marker, however its end differs from the normal one.
 	Ended string
+	// Depth, when set, says how deep an element stands among the calls the
+	// view keeps: the element at (from 0) of the normal (side NormalOnly)
+	// or faulty (FaultyOnly) sequence of section (0 for Blocks); 0 for a
+	// call no kept call holds, -1 when unknown. Unless Abridge is Full, a
+	// changed run too long to show whole is then one line naming its
+	// outermost calls, each with how many elements it holds.
+	Depth func(section int, side Kind, at int) int
 }
 
 // Section is the diff of one trace of a picture that shows several, such as
@@ -63,7 +70,7 @@ type Section struct {
 // sections after a heading.
 func (p *Picture) view() view {
 	if len(p.Sections) == 0 {
-		return abridge(p.Blocks, p.Abridge, p.Ended != "", p.Usual)
+		return abridge(p.Blocks, p.Abridge, p.Ended != "", p.Usual, p.depthOf(0))
 	}
 	// Unless everything is drawn, a section without changes is one heading
 	// (consecutive ones share it), and a section whose diff is that of an
@@ -78,7 +85,7 @@ func (p *Picture) view() view {
 		}
 	}
 	for i, s := range p.Sections {
-		sv := abridge(s.Blocks, p.Abridge, p.Ended != "", p.Usual)
+		sv := abridge(s.Blocks, p.Abridge, p.Ended != "", p.Usual, p.depthOf(i))
 		v.normalLen += sv.normalLen
 		v.faultyLen += sv.faultyLen
 		v.changes += sv.changes
@@ -99,6 +106,14 @@ func (p *Picture) view() view {
 	}
 	flush()
 	return v
+}
+
+// depthOf returns Depth for one section, or nil.
+func (p *Picture) depthOf(section int) func(Kind, int) int {
+	if p.Depth == nil {
+		return nil
+	}
+	return func(side Kind, at int) int { return p.Depth(section, side, at) }
 }
 
 // sameBlocks reports whether two diffs are the same.
@@ -178,6 +193,40 @@ func (p *Picture) label(e nlr.Element) string {
 // hiddenText is the line that stands for hidden elements of kind k.
 func (p *Picture) hiddenText(k Kind, n int) string {
 	return fmt.Sprintf("… %s more %s …", thousands(n), k)
+}
+
+// rowText is the line of a row that stands for elements it does not show:
+// "… 187 more faulty-only …", or for a whole changed run, its outermost
+// calls: "… 195 faulty-only: step (+31 inside), write, reduce …".
+func (p *Picture) rowText(k Kind, r row) string {
+	if r.outer == nil {
+		return p.hiddenText(k, r.hidden)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "… %s %s: ", thousands(r.hidden), k)
+	name := func(c outerCall) {
+		b.WriteString(p.label(c.elem))
+		if c.inside > 0 {
+			fmt.Fprintf(&b, " (+%s inside)", thousands(c.inside))
+		}
+		if c.times > 1 {
+			fmt.Fprintf(&b, " ×%s", thousands(c.times))
+		}
+	}
+	for j, c := range r.outer {
+		if len(r.outer) > maxOuter && j >= maxOuter-1 && j < len(r.outer)-1 {
+			if j == maxOuter-1 {
+				fmt.Fprintf(&b, "… %s more …, ", thousands(len(r.outer)-maxOuter))
+			}
+			continue
+		}
+		name(c)
+		if j < len(r.outer)-1 {
+			b.WriteString(", ")
+		}
+	}
+	b.WriteString(" …")
+	return b.String()
 }
 
 // skipText is the line that stands for changes that are not shown.
@@ -289,6 +338,11 @@ func (p *Picture) Shown() nlr.Sequence {
 			if r.hidden == 0 {
 				shown = append(shown, r.elem)
 			}
+			for j, c := range r.outer {
+				if len(r.outer) <= maxOuter || j < maxOuter-1 || j == len(r.outer)-1 {
+					shown = append(shown, c.elem)
+				}
+			}
 		}
 	}
 	return shown
@@ -329,6 +383,9 @@ func firstLoop(rows []row) nlr.Element {
 	for _, r := range rows {
 		if r.hidden == 0 && r.elem.IsLoop() {
 			return r.elem
+		}
+		if len(r.outer) > 0 && r.outer[0].elem.IsLoop() {
+			return r.outer[0].elem
 		}
 	}
 	return nlr.Element{Loop: nlr.NoLoop}

@@ -78,7 +78,7 @@ func TestSectionsAbridged(t *testing.T) {
 		{Title: "thread 0.1", Blocks: mustDiff(t, long, append(slices.Clone(long), sym("MPI_Bcast")))},
 	}}
 	got := text(t, p, false)
-	if strings.Count(got, "… 34 more common …") != 2 || !strings.Contains(got, "@@ thread 0.1 @@") {
+	if strings.Count(got, "… 37 more common …") != 2 || !strings.Contains(got, "@@ thread 0.1 @@") {
 		t.Errorf("sections not abridged one by one:\n%s", got)
 	}
 }

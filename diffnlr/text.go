@@ -2,6 +2,7 @@ package diffnlr
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 
 	"github.com/difftrace/difftrace/trace"
@@ -80,7 +81,7 @@ func (p *Picture) WriteText(w io.Writer, color bool) error {
 		}
 		for j, r := range pt.rows {
 			if r.hidden > 0 {
-				line(ansiDim, prefix+p.hiddenText(pt.kind, r.hidden))
+				line(ansiDim, prefix+p.rowText(pt.kind, r))
 			} else {
 				line(style, prefix+p.label(r.elem))
 			}
@@ -100,4 +101,19 @@ func (p *Picture) WriteText(w io.Writer, color bool) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// TextLines returns how many lines WriteText writes.
+func (p *Picture) TextLines() int {
+	var c lineCounter
+	p.WriteText(&c, false)
+	return int(c)
+}
+
+// lineCounter counts the newlines written to it.
+type lineCounter int
+
+func (c *lineCounter) Write(b []byte) (int, error) {
+	*c += lineCounter(bytes.Count(b, []byte{'\n'}))
+	return len(b), nil
 }

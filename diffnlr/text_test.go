@@ -133,10 +133,7 @@ func TestWriteTextAbridged(t *testing.T) {
 	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Ended: "hung"}
 	want := `--- normal
 +++ faulty
-  MPI_Init
-  L0^1
-  L0^2
-  … 95 more common …
+  … 98 more common …
   L0^98
   L0^99
   L0^100

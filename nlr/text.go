@@ -54,6 +54,78 @@ func (t *Table) Legend(name func(trace.Symbol) string, seqs ...Sequence) []strin
 	return out
 }
 
+// Gloss returns the definitions of the loops shown mentions directly, in
+// ascending ID order, with the loops inside them that shown does not
+// mention written out in place ("[fmin, fmax]^256", as Inline does) when
+// that takes at most maxInline characters; a longer one is named and
+// defined on a line of its own, as Legend does. One line for each loop
+// the reader sees, and for each long one inside them.
+func (t *Table) Gloss(name func(trace.Symbol) string, shown Sequence) []string {
+	defined := make([]bool, len(t.bodies))
+	for _, e := range shown {
+		if e.IsLoop() {
+			defined[e.Loop] = true
+		}
+	}
+	// Loops inside defined ones whose written-out form is too long are
+	// defined too, and so are those inside them, outermost first.
+	inline := make([]string, len(t.bodies)) // written out in place; "" not yet
+	var written func(id int32) string
+	written = func(id int32) string {
+		if inline[id] == "" {
+			inline[id] = "[" + t.Inline(t.bodies[id], name) + "]"
+		}
+		return inline[id]
+	}
+	for changed := true; changed; {
+		changed = false
+		for id, d := range defined {
+			if !d {
+				continue
+			}
+			for _, e := range t.bodies[id] {
+				if e.IsLoop() && !defined[e.Loop] && len(written(e.Loop)) > maxInline {
+					defined[e.Loop] = true
+					changed = true
+				}
+			}
+		}
+	}
+	var out []string
+	for id, d := range defined {
+		if !d {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(LoopName(int32(id)) + " = [")
+		t.gloss(&b, t.bodies[id], name, defined)
+		b.WriteByte(']')
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// maxInline is the longest a loop written out in place in Gloss may be.
+const maxInline = 80
+
+func (t *Table) gloss(b *strings.Builder, s Sequence, name func(trace.Symbol) string, defined []bool) {
+	for i, e := range s {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		switch {
+		case !e.IsLoop():
+			b.WriteString(name(e.Sym))
+		case defined[e.Loop]:
+			b.WriteString(e.Format(name))
+		default:
+			b.WriteByte('[')
+			t.gloss(b, t.bodies[e.Loop], name, defined)
+			b.WriteString("]^" + strconv.Itoa(int(e.Count)))
+		}
+	}
+}
+
 // Used returns the IDs of the loops the sequences mention, directly or
 // inside other loops, ascending; with no sequences, every loop's.
 func (t *Table) Used(seqs ...Sequence) []int32 {

@@ -36,8 +36,9 @@ type DiffNLR struct {
 	// NoStacks, when set, says why the call stacks of the partings are
 	// left out (a summary whose run is elsewhere).
 	NoStacks error
-	// Loops defines the loops the abridged diff shows, and those inside
-	// them ("L0 = [MPI_Send, MPI_Recv]").
+	// Loops defines the loops the abridged diff shows ("L0 = [MPI_Send,
+	// MPI_Recv]"), the loops inside them written out in place unless the
+	// diff shows them too (nlr.Table.Gloss).
 	Loops []string
 }
 
@@ -87,7 +88,9 @@ func (c *Comparison) RunLabel(r int) string {
 // picture (titled with the runs and the view), where each changed thread's
 // runs first part, the loops it shows. Where the normal runs vary by
 // themselves, changes like theirs are one line each (diffnlr.Picture.Usual);
-// a faulty trace that ended abnormally is marked where it stopped.
+// a faulty trace that ended abnormally is marked where it stopped. With
+// ab.Lines, the diff is abridged further (ab.Tighter) until the run-wide
+// changes, the picture's text and the legend take no more lines.
 func (c *Comparison) DiffNLR(n *NLR, id trace.ID, ab diffnlr.Abridge) (*DiffNLR, error) {
 	threads, err := c.DiffTraces(id)
 	if err != nil {
@@ -102,6 +105,7 @@ func (c *Comparison) DiffNLR(n *NLR, id trace.ID, ab diffnlr.Abridge) (*DiffNLR,
 		Label:  func(e nlr.Element) string { return e.Format(names) },
 	}
 	d.Picture = pic
+	var sections []int // the trace index each section shows
 	for _, t := range threads {
 		i, _ := c.Index(t)
 		blocks, _, err := n.Diff(i)
@@ -123,10 +127,14 @@ func (c *Comparison) DiffNLR(n *NLR, id trace.ID, ab diffnlr.Abridge) (*DiffNLR,
 			}
 		}
 		pic.Sections = append(pic.Sections, diffnlr.Section{Title: title, Blocks: blocks})
+		sections = append(sections, i)
 	}
 	if len(threads) == 1 {
 		pic.Blocks = d.Blocks[0]
+		i, _ := c.Index(threads[0])
+		sections = []int{i}
 	}
+	pic.Depth = n.depths(sections)
 	if err := d.explain(); err != nil {
 		return nil, err
 	}
@@ -134,28 +142,38 @@ func (c *Comparison) DiffNLR(n *NLR, id trace.ID, ab diffnlr.Abridge) (*DiffNLR,
 		pic.Notes = append(pic.Notes, p.Text)
 	}
 	pic.Usual = d.usualPairs()
-	pic.Abridge = ab
 	pic.Ended = c.Runs[Faulty].Ending(id.Proc)
 	pic.Bodies = func(a, b int32) string { return bodyDiff(n, a, b) }
 
-	// The legend explains the loops the abridged diff shows, no others:
-	// the text with the loops inside them, the picture those it draws.
-	shown := pic.Shown()
-	d.Loops = n.Table.Legend(names, shown)
-	var drawn []int32
-	for _, e := range shown {
-		if e.IsLoop() && !slices.Contains(drawn, e.Loop) {
-			drawn = append(drawn, e.Loop)
+	// The legend explains the loops the abridged diff shows, no others;
+	// loops only inside them are written out in their bodies. With a
+	// budget of lines, the diff shows less until it fits.
+	for _, a := range ab.Tighter() {
+		pic.Abridge = a
+		d.Loops = n.Table.Gloss(names, pic.Shown())
+		if a.Lines <= 0 || d.lines() <= a.Lines {
+			break
 		}
 	}
-	slices.Sort(drawn)
-	for _, l := range drawn {
-		pic.Legend = append(pic.Legend, n.Table.Define(l, names))
-	}
+	pic.Legend = d.Loops
 	if len(d.Empty) > 0 && len(threads) > 1 {
 		pic.Legend = append(slices.Clip(d.Loops), "no call kept in either run: threads "+strings.Join(d.Empty, ", "))
 	}
 	return d, nil
+}
+
+// lines counts the lines of the diff's text as Abridge.Lines does: the
+// run-wide changes, the picture's notes and diff, the threads left empty
+// and the legend, each set apart by a blank line.
+func (d *DiffNLR) lines() int {
+	n := len(d.NLR.RunWide) + d.Picture.TextLines()
+	if len(d.Empty) > 0 && len(d.Threads) > 1 {
+		n += 2
+	}
+	if len(d.Loops) > 0 {
+		n += 2 + len(d.Loops)
+	}
+	return n
 }
 
 // explain says, for each thread whose calls changed, where its runs first
@@ -249,4 +267,65 @@ func samePermuted(a, b nlr.Sequence) bool {
 		}
 	}
 	return true
+}
+
+// depths returns a picture's Depth for the traces its sections show
+// (sections[s] is the trace index of section s): how deep each element of
+// the NLRs Diff compares stands among the calls the view keeps, read on
+// the traces' events once a section asks (nothing where the events are not
+// at hand).
+func (n *NLR) depths(sections []int) func(section int, side diffnlr.Kind, at int) int {
+	type key struct {
+		section int
+		side    diffnlr.Kind
+	}
+	memo := map[key][]int32{}
+	return func(section int, side diffnlr.Kind, at int) int {
+		k := key{section, side}
+		ds, ok := memo[k]
+		if !ok {
+			ds = n.elementDepths(sections[section], side)
+			memo[k] = ds
+		}
+		if at < 0 || at >= len(ds) {
+			return -1
+		}
+		return int(ds[at])
+	}
+}
+
+// elementDepths returns, for each element of trace i's NLR on one side of
+// its diff (the normal run's, or the faulty run's as the analysis sees it,
+// run-wide changes undone), the depth of its first call among the calls
+// the view keeps (diffnlr.KeptDepths); nil when the events are not at hand.
+func (n *NLR) elementDepths(i int, side diffnlr.Kind) []int32 {
+	r := Normal
+	if side == diffnlr.FaultyOnly {
+		r = Faulty
+	}
+	t := n.c.IDs[i]
+	if !n.c.Has(r, i) {
+		return nil
+	}
+	events, err := n.c.Events(r, t)
+	if err != nil {
+		return nil
+	}
+	f := n.Filter.Compile(n.c.Symbols)
+	kd := diffnlr.KeptDepths(events, f.Keep, n.c.quietPolling(n.Filter))
+	seq := n.Seq(r, i)
+	out := make([]int32, len(seq))
+	var k uint64 // calls before the element, as the analysis sees them
+	for j, e := range seq {
+		at := k
+		if r == Faulty {
+			at = n.FaultyCall(i, k)
+		}
+		if at >= uint64(len(kd)) {
+			return out[:j]
+		}
+		out[j] = kd[at]
+		k += n.Table.Calls(nlr.Sequence{e})
+	}
+	return out
 }

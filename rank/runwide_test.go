@@ -33,7 +33,7 @@ func TestArgumentParsingOfOneProcess(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("explain: %v %v", ok, err)
 	}
-	const want = "first difference: iteration 9 of 11 of the loop over process_tile, in worker > process_tile (the 9th of 12) > refine: the loop over bug and 2 more calls ran 4 times instead of 5"
+	const want = "first difference: in worker > process_tile (the 9th of 12) > refine: the loop over bug and 2 more calls ran 4 times instead of 5"
 	if p.Text != want {
 		t.Errorf("%s\nwant %s", p.Text, want)
 	}

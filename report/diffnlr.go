@@ -185,6 +185,11 @@ func (d *DiffNLR) writeJSON(w io.Writer, _ Options) error {
 
 // writeText writes the header (the view, the runs, the run-wide changes
 // left out), the diff, coloured when o.Color says, and the loops.
+// DiffNLRHead counts the lines the text of a diffNLR writes before what
+// rank.DiffNLR lays out (diffnlr.Abridge.Lines): the title, the two runs
+// and a blank line.
+const DiffNLRHead = 4
+
 func (d *DiffNLR) writeText(w io.Writer, o Options) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "diffNLR(%s): filter %s, K %d", d.Trace, d.Filter, d.K)

@@ -28,6 +28,7 @@ type diffNLRFlags struct {
 	changed        int
 	changes        int
 	full           bool
+	lines          int
 }
 
 func newDiffNLRCmd() *cobra.Command {
@@ -90,6 +91,7 @@ to show everything.`,
 	fl.IntVar(&f.changed, "changed", 4, "elements shown at each end of a long changed run (-1: all)")
 	fl.IntVar(&f.changes, "changes", 20, "changes shown, the first and the last ones, when there are more (-1: all)")
 	fl.BoolVar(&f.full, "full", false, "show the whole diff, nothing abridged")
+	fl.IntVar(&f.lines, "lines", 30, "the most lines the text takes: the limits above are tightened until it fits (0: no limit)")
 	completeJoined(cmd, "filter", "+", filterTerms)
 	completeWords(cmd, "color", "auto", "always", "never")
 	cmd.MarkFlagDirname("normal")
@@ -103,6 +105,12 @@ func (f *diffNLRFlags) abridge() (diffnlr.Abridge, error) {
 		return diffnlr.Full, nil
 	}
 	a := diffnlr.Abridge{Context: f.context, Changed: f.changed, Changes: f.changes}
+	if f.lines < 0 {
+		return a, fmt.Errorf("--lines %d: give the most lines the text may take, or 0 for no limit", f.lines)
+	}
+	if f.lines > 0 {
+		a.Lines = max(1, f.lines-report.DiffNLRHead)
+	}
 	for _, v := range []struct {
 		name string
 		n    int

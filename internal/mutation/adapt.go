@@ -87,7 +87,7 @@ func says(text string, x diffnlr.Explanation, a Answer, name func(trace.Symbol) 
 		return true // the view's own sentence, which numbers its NLR's loops
 	}
 	for _, l := range x.Loops {
-		if !strings.Contains(text, fmt.Sprintf("iteration %d of %d ", l.Iteration, l.Count)) {
+		if !l.Told && !strings.Contains(text, fmt.Sprintf("iteration %d of %d ", l.Iteration, l.Count)) {
 			return false
 		}
 	}
