@@ -70,8 +70,7 @@ func (t *Table) Gloss(name func(trace.Symbol) string, shown Sequence) []string {
 	// Loops inside defined ones whose written-out form is too long are
 	// defined too, and so are those inside them, outermost first.
 	inline := make([]string, len(t.bodies)) // written out in place; "" not yet
-	var written func(id int32) string
-	written = func(id int32) string {
+	written := func(id int32) string {
 		if inline[id] == "" {
 			inline[id] = "[" + t.Inline(t.bodies[id], name) + "]"
 		}
