@@ -158,3 +158,78 @@ func TestChangeBeforeHang(t *testing.T) {
 		t.Errorf("%s\nwant MPI_Irecv, MPI_Waitall missing in step 5", text)
 	}
 }
+
+// A rank that called a function the normal run does not call, and hung in
+// it: the call is added, the trace ends inside it, and the calls the
+// normal run makes there instead are named.
+func TestAddedWhereItHung(t *testing.T) {
+	const (
+		thread trace.Symbol = iota + 1
+		exchange
+		post
+		wait
+		token
+		recv
+	)
+	names := map[trace.Symbol]string{thread: "thread", exchange: "exchange", post: "post", wait: "wait", token: "wait_token", recv: "MPI_Recv"}
+	R := trace.Return
+	normal := []trace.Symbol{thread}
+	for range 4 {
+		normal = append(normal, exchange, post, R, wait, R, R)
+	}
+	normal = append(normal, R)
+	faulty := []trace.Symbol{thread}
+	for range 2 {
+		faulty = append(faulty, exchange, post, R, wait, R, R)
+	}
+	faulty = append(faulty, exchange, token, recv) // stops inside MPI_Recv
+	w := Whole{Normal: normal, Faulty: faulty}
+	e := ExplainFirst(First{Common: math.MaxUint64}, w, math.MaxUint64, math.MaxUint64)
+	text := e.Text(func(s trace.Symbol) string { return names[s] })
+	const want = "iteration 3 of 4 of the loop over exchange, in thread > exchange: wait_token added (with the call it makes), and the faulty trace ends inside it, where the normal run goes on with post, wait"
+	if e.Kind != Added || !e.Cut || !strings.Contains(text, want) {
+		t.Errorf("%s\nwant %q", text, want)
+	}
+}
+
+// A change every process of the faulty run made alike (its arguments
+// parsed) is passed over where the caller names it (Whole.Alike): the
+// explanation goes on to the next change.
+func TestAlikeSetAside(t *testing.T) {
+	const (
+		main trace.Symbol = iota + 1
+		parse
+		arg
+		step
+		kernel
+	)
+	names := map[trace.Symbol]string{main: "main", parse: "parse_args", arg: "get_argument", step: "step", kernel: "kernel"}
+	R := trace.Return
+	events := func(args, skip int) []trace.Symbol {
+		ev := []trace.Symbol{main, parse}
+		for range args {
+			ev = append(ev, arg, R)
+		}
+		ev = append(ev, R)
+		for s := 1; s <= 6; s++ {
+			ev = append(ev, step)
+			if s != skip {
+				ev = append(ev, kernel, R)
+			}
+			ev = append(ev, R)
+		}
+		return append(ev, R)
+	}
+	w := Whole{Normal: events(0, 0), Faulty: events(2, 4)}
+	e := ExplainFirst(First{}, w, 0, 0)
+	text := e.Text(func(s trace.Symbol) string { return names[s] })
+	if e.Kind != Added || !strings.Contains(text, "get_argument, get_argument added") || e.Holder == ([2]uint64{}) {
+		t.Fatalf("%s\nwant the parsing first, with its holder", text)
+	}
+	w.Alike = map[uint64]uint64{e.Holder[1]: e.Holder[0]}
+	e = ExplainFirst(First{}, w, 0, 0)
+	text = e.Text(func(s trace.Symbol) string { return names[s] })
+	if e.Kind != Missing || !strings.Contains(text, "iteration 4 of 6 of the loop over step, in main > step: kernel missing") {
+		t.Errorf("%s\nwant kernel missing in the 4th step, the parsing set aside", text)
+	}
+}

@@ -113,6 +113,17 @@ type Explanation struct {
 	// the calls that differ it keeps ("" or "all": not said).
 	Filter string `json:"-"`
 
+	// Cut is set, for Added, when the faulty trace ends inside the last
+	// of the calls it added (it hung there); Normal then lists the calls
+	// the normal run makes there instead, if any.
+	Cut bool `json:"cut,omitempty"`
+	// Holder identifies the call the change was found in: the subtree
+	// hashes of the normal and the faulty call of its function that hold
+	// it (zero when the change is among the thread's outermost calls).
+	// Two traces whose changes have the same Holder changed alike, all the
+	// way down (Whole.Alike).
+	Holder [2]uint64 `json:"-"`
+
 	// pending is set while the call an EndsHere names is not yet placed
 	// among its siblings (the level above it does that).
 	pending bool
@@ -129,6 +140,12 @@ type Whole struct {
 	Keep, Poll func(trace.Symbol) bool
 	// Filter names the view's filter.
 	Filter string
+	// Alike, when set, maps the subtree hash of a faulty call to that of
+	// the normal call it stands for (Explanation.Holder): a change the
+	// caller set aside, such as the faulty run's own argument parsing,
+	// which every process shows alike. The explanation reads such a
+	// faulty call as the normal one and goes on to the next change.
+	Alike map[uint64]uint64
 }
 
 // Explain returns where the traces whose NLRs under a view are normal and
@@ -295,6 +312,11 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 		anchored = false
 	}
 	hn, hf := hashes(kn), hashes(kf)
+	for j, h := range hf {
+		if a, ok := x.w.Alike[h]; ok {
+			hf[j] = a
+		}
+	}
 	if anchored && !x.aligned && x.partsBefore(kn, kf, hn, hf, an, af) {
 		// The view read the change later than it is: a loop one
 		// iteration short among polling calls it counts once a stretch
@@ -326,6 +348,7 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 			// reads it as added and the normal run's as missing with the
 			// calls the faulty run never made. Read inside it first.
 			if r, ok := x.level(kn[i0], kf[j0], depth+1, false); ok {
+				held(&r, hn[i0], hf[j0])
 				x.around(&r, kn, hn, i0, kn[i0].sym)
 				return r, true
 			}
@@ -343,6 +366,7 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 			deeper := anchored && i0 == an && j0 == af && depth+1 < len(x.path[0]) && depth+1 < len(x.path[1])
 			r, ok := x.level(kn[i0], kf[j0], depth+1, deeper)
 			if ok {
+				held(&r, hn[i0], hf[j0])
 				x.around(&r, kn, hn, i0, kn[i0].sym)
 				return r, true
 			}
@@ -371,6 +395,14 @@ func (x *explainer) level(pn, pf call, depth int, anchored bool) (Explanation, b
 		return Explanation{Kind: NormalEnds}, true
 	}
 	return Explanation{}, false
+}
+
+// held sets r's Holder, the innermost pair of calls that hold the change,
+// unless a deeper level set it.
+func held(r *Explanation, normal, faulty uint64) {
+	if r.Holder == ([2]uint64{}) {
+		r.Holder = [2]uint64{normal, faulty}
+	}
 }
 
 // partsBefore reports whether the callees kn and kf (hashes hn, hf) part,
@@ -602,12 +634,19 @@ func (x *explainer) change(kn, kf []call, hn, hf []uint64, hs []hunk) Explanatio
 		}
 		r.Kind = Missing
 		x.side(&r, kn[i0:i0+h.Del], true)
-	case h.Del == 0:
-		if !tried && x.countChanged(&r, kn, hn, i0, h.Ins, hf[j0:j0+h.Ins]) {
+	case h.Del == 0 || cut(kf, j0+h.Ins):
+		if h.Del == 0 && !tried && x.countChanged(&r, kn, hn, i0, h.Ins, hf[j0:j0+h.Ins]) {
 			return r
 		}
+		// Calls only the faulty run makes; where it hung in the last of
+		// them, the calls the normal run makes instead are the ones it
+		// never reached.
 		r.Kind = Added
+		r.Cut = cut(kf, j0+h.Ins)
 		x.side(&r, kf[j0:j0+h.Ins], false)
+		if h.Del > 0 {
+			x.side(&r, kn[i0:i0+h.Del], true)
+		}
 		r.Loops = x.loopsAt(kn, hn, i0)
 		if len(r.Loops) == 0 {
 			r.Ordinal, r.Of = ordinal(kf, j0)
@@ -623,6 +662,12 @@ func (x *explainer) change(kn, kf []call, hn, hf []uint64, hs []hunk) Explanatio
 		r.Ordinal, r.Of = ordinal(kn, i0)
 	}
 	return r
+}
+
+// cut reports whether the faulty callees kf end at end, inside the last
+// of them: the trace stopped there.
+func cut(kf []call, end int) bool {
+	return end == len(kf) && end > 0 && kf[end-1].open
 }
 
 // moved reports whether the first change h, k calls deleted (or
@@ -909,6 +954,9 @@ func (e Explanation) Text(name func(trace.Symbol) string) string {
 			return ""
 		}
 		them := plural(len(s)+more, "it makes", "they make")
+		if inside == 1 {
+			return " (with the call " + them + ")"
+		}
 		out := fmt.Sprintf(" (with the %s %s %s", thousands(inside), plural(inside, "call", "calls"), them)
 		if e.Filter != "" && e.Filter != "all" {
 			out += fmt.Sprintf(", %s of them under %s", thousands(kept), e.Filter)
@@ -937,6 +985,12 @@ func (e Explanation) Text(name func(trace.Symbol) string) string {
 		what = calls(e.Normal, e.NormalMore) + " missing" + nth() + with(e.Normal, e.NormalMore, e.NormalCalls, e.NormalKept)
 	case Added:
 		what = calls(e.Faulty, e.FaultyMore) + " added" + nth() + with(e.Faulty, e.FaultyMore, e.FaultyCalls, e.FaultyKept)
+		if e.Cut {
+			what += ", and the faulty trace ends inside " + plural(len(e.Faulty)+e.FaultyMore, "it", "the last of them")
+			if len(e.Normal) > 0 {
+				what += ", where the normal run goes on with " + calls(e.Normal, e.NormalMore)
+			}
+		}
 	case Reordered:
 		what = "the same calls in another order: " + list(e.Normal, e.NormalMore) + " in the normal run, " + list(e.Faulty, e.FaultyMore) + " in the faulty run"
 		if e.OrderVaries {

@@ -120,7 +120,22 @@ func (n *NLR) Explain(i int) (p Parting, ok bool, noStacks, err error) {
 			noStacks = noEvents
 		}
 	}
-	x := diffnlr.ExplainFirst(f, w, n.NormalCall(i, blocks, f.Common), n.FaultyCall(i, f.Common))
+	nc, fc := n.NormalCall(i, blocks, f.Common), n.FaultyCall(i, f.Common)
+	x := diffnlr.ExplainFirst(f, w, nc, fc)
+	// A change every process makes alike, where the faulty run was started
+	// with another command line (its arguments parsed), is set aside on
+	// the call trees too: the view may not have, when the change and the
+	// bug's effects fall in one stretch of its NLRs (a run that hung).
+	for range maxAlike {
+		if !x.Whole || x.Holder == ([2]uint64{}) || !n.changedAlike(i, w, x.Holder) {
+			break
+		}
+		if w.Alike == nil {
+			w.Alike = map[uint64]uint64{}
+		}
+		w.Alike[x.Holder[1]] = x.Holder[0]
+		x = diffnlr.ExplainFirst(f, w, nc, fc)
+	}
 	if !x.Whole {
 		// The call stack of the view's place: the normal run's call
 		// there, else the faulty run's.
@@ -162,6 +177,55 @@ func (n *NLR) whole(t trace.ID) (w diffnlr.Whole, noEvents, err error) {
 		return diffnlr.Whole{}, nil, err
 	}
 	return w, nil, nil
+}
+
+// maxAlike bounds how many changes Explain sets aside as made alike by
+// every process.
+const maxAlike = 3
+
+// alikeSample is how many other processes changedAlike reads.
+const alikeSample = 8
+
+// changedAlike reports whether the change that trace i's explanation
+// under w found in the calls holder names is one every process of the
+// faulty run makes alike, where the two runs were started with other
+// command lines: up to alikeSample other processes' traces of the same
+// thread, read on their whole call trees from the start, part first in
+// calls with the same holder. It takes at least one other process.
+func (n *NLR) changedAlike(i int, w diffnlr.Whole, holder [2]uint64) bool {
+	c := n.c
+	if !commandsDiffer(c) {
+		return false
+	}
+	t := c.IDs[i]
+	var others []int
+	for j, u := range c.IDs {
+		if j != i && u.Thread == t.Thread && u.Proc != t.Proc && c.Has(Normal, j) && c.Has(Faulty, j) {
+			others = append(others, j)
+		}
+	}
+	if len(others) == 0 {
+		return false
+	}
+	if len(others) > alikeSample {
+		// An even spread over the processes.
+		picked := make([]int, alikeSample)
+		for k := range picked {
+			picked[k] = others[k*len(others)/alikeSample]
+		}
+		others = picked
+	}
+	for _, j := range others {
+		wj, noEvents, err := n.whole(c.IDs[j])
+		if err != nil || noEvents != nil {
+			return false
+		}
+		wj.Alike = w.Alike
+		if x := diffnlr.ExplainFirst(diffnlr.First{}, wj, 0, 0); !x.Whole || x.Holder != holder {
+			return false
+		}
+	}
+	return true
 }
 
 // orderVaries notes, with further normal runs, a reordering that they
