@@ -19,15 +19,17 @@ type Position struct {
 	// Process is "first", "last" or "inner" (of the run's processes);
 	// with one process, "only".
 	Process string
-	// Main is set for thread 0 of a process that has other threads.
-	Main bool
+	// Main is set for thread 0 of a process that has other threads;
+	// Threaded for every thread of such a process.
+	Main, Threaded bool
 }
 
 func (p Position) String() string {
-	s := p.Process
-	if p.Main {
+	s := p.Process + " process"
+	switch {
+	case p.Main:
 		s += ", main thread"
-	} else {
+	case p.Threaded:
 		s += ", worker thread"
 	}
 	return s
@@ -57,7 +59,8 @@ func positions(ids []trace.ID) []Position {
 		default:
 			p.Process = "inner"
 		}
-		p.Main = id.Thread == 0 && threads[id.Proc] > 1
+		p.Threaded = threads[id.Proc] > 1
+		p.Main = id.Thread == 0 && p.Threaded
 	}
 	return out
 }
@@ -93,6 +96,8 @@ func positionName(ids []trace.ID, pos []Position) string {
 		where = "the last rank"
 	}
 	switch {
+	case mains == 1 && workers == 0 && where == "":
+		return "the main thread"
 	case mains > 0 && workers == 0 && where == "":
 		return "main threads"
 	case mains > 0 && workers == 0:

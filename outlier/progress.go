@@ -97,6 +97,15 @@ func progressOf(c *rank.Comparison, nlrs []*rank.NLR) (*Progress, error) {
 				main, best = e.Loop, t
 			}
 		}
+		if main >= 0 {
+			// Count the iterations by the calls of the loop's first
+			// call: an iteration that changed (a call skipped in it)
+			// leaves the loop as two, but is still an iteration.
+			if head, per := loopHead(n.Table, main); per > 0 {
+				counts := callCounts(n.Table, seq)
+				iters[i] = max(iters[i], counts[head]/per)
+			}
+		}
 		mains[i] = main
 		if groups[pos[i]] == nil {
 			order = append(order, pos[i])
@@ -166,6 +175,20 @@ func progressOf(c *rank.Comparison, nlrs []*rank.NLR) (*Progress, error) {
 		pr.Loops = append(pr.Loops, defineShort(n.Table, id, n.Names()))
 	}
 	return pr, nil
+}
+
+// loopHead returns the first call of loop id's body and how many times one
+// iteration makes it.
+func loopHead(t *nlr.Table, id int32) (trace.Symbol, uint64) {
+	body := t.Body(id)
+	for len(body) > 0 && body[0].IsLoop() {
+		body = t.Body(body[0].Loop)
+	}
+	if len(body) == 0 {
+		return 0, 0
+	}
+	head := body[0].Sym
+	return head, callCounts(t, t.Body(id))[head]
 }
 
 // defineShort defines a loop by its first calls: "L0 = [MPI_Irecv,

@@ -147,10 +147,10 @@ func (o *Outliers) writeText(w io.Writer, _ Options) error {
 		fmt.Fprintf(&b, "\nprogress (filter %s, K %d): loop iterations at the top level, by position, and who lags\n", trace.Printable(p.Filter), p.K)
 		for _, g := range p.Groups {
 			if g.Loop == "" {
-				fmt.Fprintf(&b, "  %-24s %s: no loop\n", g.Position, trace.Printable(listIDs(g.Traces)))
+				fmt.Fprintf(&b, "  %-30s %s: no loop\n", g.Position, trace.Printable(listIDs(g.Traces)))
 				continue
 			}
-			fmt.Fprintf(&b, "  %-24s %s: %d %s for most (%s)\n", g.Position, trace.Printable(listIDs(g.Traces)), g.Usual, outPluralU(g.Usual, "iteration", "iterations"), g.Loop)
+			fmt.Fprintf(&b, "  %-30s %s: %d %s for most (%s)\n", g.Position, trace.Printable(listIDs(g.Traces)), g.Usual, outPluralU(g.Usual, "iteration", "iterations"), g.Loop)
 		}
 		if len(p.Lags) == 0 {
 			b.WriteString("  nobody lags behind its peers\n")
