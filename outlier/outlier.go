@@ -153,13 +153,6 @@ func Analyze(c *rank.Comparison, g rank.Grid) (*Report, error) {
 	rep.Votes = rank.Consensus(asRankRows(rep.Rows), rank.Threads)
 	a := &analysis{c: c, rep: rep, views: views, modes: len(g.Modes), nlrs: nlrs, single: singleThreaded(c.IDs)}
 
-	// The classes, under the view that splits the run into the fewest
-	// classes while telling most of its traces apart: roles show there.
-	cv := classView(views)
-	n, m := nlrs[cv/len(g.Modes)], g.Modes[cv%len(g.Modes)]
-	rep.ClassView = View{Filter: n.Filter.Name(), K: n.K, Attrs: m.String()}
-	rep.Classes = views[cv].classes(n)
-
 	if rep.Progress, err = progressOf(c, nlrs); err != nil {
 		return nil, err
 	}
@@ -173,6 +166,19 @@ func Analyze(c *rank.Comparison, g rank.Grid) (*Report, error) {
 	if err := a.suspects(); err != nil {
 		return nil, err
 	}
+	// The classes: under the view of the first suspect's diff, where it
+	// stands alone, else under the split most views agree on.
+	cv := classView(views)
+	if len(rep.Suspects) > 0 {
+		for j, v := range views {
+			if s := rep.Suspects[0].View; v.n.Filter.Name() == s.Filter && v.n.K == s.K && v.ctx.Mode().String() == s.Attrs {
+				cv = j
+			}
+		}
+	}
+	v := views[cv]
+	rep.ClassView = View{Filter: v.n.Filter.Name(), K: v.n.K, Attrs: v.ctx.Mode().String()}
+	rep.Classes = v.classes(v.n)
 	a.processIDs()
 	return rep, nil
 }
