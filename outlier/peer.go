@@ -43,8 +43,8 @@ func PeerDiff(n *rank.NLR, id, against trace.ID, ab diffnlr.Abridge) (*rank.Diff
 	d := &rank.DiffNLR{ID: id, NLR: n, Threads: []trace.ID{id}, Blocks: [][]diffnlr.Block{blocks}}
 	pic := &diffnlr.Picture{
 		Title:  fmt.Sprintf("diffNLR(%s against %s): %s · filter %s, K %d", id, against, c.RunLabel(0), n.Filter.Name(), n.K),
-		Normal: against.String(),
-		Faulty: id.String(),
+		Normal: shown(c, against).String(),
+		Faulty: shown(c, id).String(),
 		Label:  func(e nlr.Element) string { return e.Format(names) },
 		Blocks: blocks,
 	}
@@ -141,7 +141,7 @@ func explain(n *rank.NLR, i, j int) (p rank.Parting, ok bool, noStacks, err erro
 		x.Stack = stack
 	}
 	p.Explanation, p.Stack = x, x.Stack
-	p.Text = peerWords(x.Text(c.Symbols.Label), id, peer)
+	p.Text = peerWords(x.Text(c.Symbols.Label), shown(c, id), shown(c, peer))
 	if x.Kind == diffnlr.NormalEnds && len(x.Faulty) == 0 && len(f.Faulty) > 0 {
 		// The peer stopped there (a hang stops every rank): what the
 		// trace did instead is the change.
@@ -153,9 +153,23 @@ func explain(n *rank.NLR, i, j int) (p rank.Parting, ok bool, noStacks, err erro
 		if k := len(f.Faulty) - 3 + f.FaultyMore; k > 0 {
 			more = fmt.Sprintf(" and %d more", k)
 		}
-		p.Text += fmt.Sprintf("; %s goes on with %s%s", id, strings.Join(names, ", "), more)
+		p.Text += fmt.Sprintf("; %s goes on with %s%s", shown(c, id), strings.Join(names, ", "), more)
 	}
 	return p, true, noStacks, nil
+}
+
+// shown names a trace by its process when the process has one thread.
+func shown(c *rank.Comparison, t trace.ID) trace.ID {
+	n := 0
+	for _, id := range c.IDs {
+		if id.Proc == t.Proc {
+			n++
+		}
+	}
+	if n == 1 {
+		return t.Process()
+	}
+	return t
 }
 
 // peerWords puts the traces' names where a two-run sentence names the
