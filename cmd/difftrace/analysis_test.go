@@ -489,7 +489,7 @@ func TestAnalysisErrors(t *testing.T) {
 	fails(t, []string{`--format "xml": want table, json or csv`}, "rank", normal, faulty, "--format", "xml")
 	fails(t, []string{`--format "yaml": want text or json`}, "nlr", run, "--format", "yaml")
 	fails(t, []string{`--level: level "node"`}, "jsm", run, "--level", "node")
-	fails(t, []string{"rank takes two run directories", "got 1 argument", "usage: difftrace rank NORMAL FAULTY"}, "rank", normal)
+	fails(t, []string{"rank takes one run directory, or two", "got 3 argument", "usage: difftrace rank NORMAL FAULTY | rank RUN"}, "rank", normal, faulty, run)
 	fails(t, []string{"lattice takes one run directory", "got 2"}, "lattice", run, run)
 	fails(t, []string{"x.jpg", `".jpg"`, ".png"}, "lattice", run, "-o", filepath.Join(t.TempDir(), "x.jpg"))
 	fails(t, []string{"x.gif", `".gif"`, ".csv"}, "jsm", run, "-o", filepath.Join(t.TempDir(), "x.gif"))

@@ -29,6 +29,8 @@ type diffNLRFlags struct {
 	changes        int
 	full           bool
 	lines          int
+	// against names another trace of one run to diff TRACE against.
+	against string
 }
 
 func newDiffNLRCmd() *cobra.Command {
@@ -69,7 +71,8 @@ to show everything.`,
   difftrace diffnlr 5
   difftrace diffnlr 5 -o diffnlr-5.svg -o diffnlr-5.png
   difftrace diffnlr 6.4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-critbug --filter mem+omp.crit+cust=CPU_Exec
-  difftrace diffnlr 4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-dlbug --full`,
+  difftrace diffnlr 4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-dlbug --full
+  difftrace diffnlr 3 --against 1 --faulty testdata/runs/stencil-skipbug --filter mpi`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSuspects,
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
@@ -92,6 +95,7 @@ to show everything.`,
 	fl.IntVar(&f.changes, "changes", 20, "changes shown, the first and the last ones, when there are more (-1: all)")
 	fl.BoolVar(&f.full, "full", false, "show the whole diff, nothing abridged")
 	fl.IntVar(&f.lines, "lines", 30, "the most lines the text takes: the limits above are tightened until it fits (0: no limit)")
+	fl.StringVar(&f.against, "against", "", "diff TRACE against this other trace of the one run --faulty names (P.T), as difftrace rank RUN suggests")
 	completeJoined(cmd, "filter", "+", filterTerms)
 	completeWords(cmd, "color", "auto", "always", "never")
 	cmd.MarkFlagDirname("normal")
@@ -231,6 +235,9 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	id, err := trace.ParseID(strings.TrimSpace(arg))
 	if err != nil {
 		return err
+	}
+	if f.against != "" {
+		return f.runAgainst(cmd, id)
 	}
 	ab, color, formats, err := f.check(cmd)
 	if err != nil {

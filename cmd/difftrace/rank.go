@@ -38,7 +38,7 @@ type rankFlags struct {
 func newRankCmd() *cobra.Command {
 	var f rankFlags
 	cmd := &cobra.Command{
-		Use:   "rank NORMAL FAULTY",
+		Use:   "rank NORMAL FAULTY | rank RUN",
 		Short: "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
 		Long: `rank compares a normal and a faulty run of the same program (the DiffTrace
 dissertation, §3.2.6, §3.3.3): for every combination of filter × K × attribute mode × linkage it
@@ -82,15 +82,20 @@ run in parallel under the MPI launcher): the ranking is the same.
 
 rank remembers the runs and parameters in .difftrace/ (session.json and
 ranking.json, in the current directory), so "difftrace diffnlr 5" can follow
-without repeating them.`,
+without repeating them.
+` + oneRunHelp,
 		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
   difftrace diffnlr 5
   difftrace rank normal/ faulty/ --filters mpi,omp.crit+mem --custom CPU_Exec --attrs sing.noFreq,doub.log10
   difftrace rank normal/ faulty/ --linkage ward --k 10,50 --format json -o ranking.json
-  difftrace rank normal-1/ faulty/ --also-normal normal-2/ --also-normal normal-3/`,
-		Args:              runArgs(2, 2),
+  difftrace rank normal-1/ faulty/ --also-normal normal-2/ --also-normal normal-3/
+  difftrace rank testdata/runs/stencil-skipbug     # one run alone: traces against their peers`,
+		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				return f.runOne(cmd, args[0])
+			}
 			grid, format, err := f.parse()
 			if err != nil {
 				return err
