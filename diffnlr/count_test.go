@@ -233,3 +233,34 @@ func TestAlikeSetAside(t *testing.T) {
 		t.Errorf("%s\nwant kernel missing in the 4th step, the parsing set aside", text)
 	}
 }
+
+// A call added after one iteration of a loop and before the next lies
+// between them: the sentence says so, whichever of the two the reader
+// counts it in.
+func TestAddedBetweenIterations(t *testing.T) {
+	const (
+		forces trace.Symbol = iota + 1
+		block
+		cutoff
+		recheck
+	)
+	names := map[trace.Symbol]string{forces: "forces", block: "block_forces", cutoff: "apply_cutoff", recheck: "recheck_bounds"}
+	R := trace.Return
+	events := func(extra bool) []trace.Symbol {
+		ev := []trace.Symbol{forces}
+		for b := 1; b <= 4; b++ {
+			ev = append(ev, block, R, cutoff, R)
+			if extra && b == 1 {
+				ev = append(ev, recheck, R)
+			}
+		}
+		return append(ev, R)
+	}
+	w := Whole{Normal: events(false), Faulty: events(true)}
+	e := ExplainFirst(First{Common: math.MaxUint64}, w, math.MaxUint64, math.MaxUint64)
+	text := e.Text(func(s trace.Symbol) string { return names[s] })
+	const want = "between iterations 1 and 2 of 4 of the loop over block_forces and 1 more call, in forces: recheck_bounds added"
+	if e.Kind != Added || !strings.Contains(text, want) {
+		t.Errorf("%s\nwant %q", text, want)
+	}
+}

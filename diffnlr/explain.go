@@ -48,10 +48,15 @@ type LoopPlace struct {
 	Period    int          `json:"period"`
 	Iteration int          `json:"iteration"`
 	Count     int          `json:"count"`
-	// Told is set when the sentence places the call by its ordinal instead
-	// (Explanation.StackNth): the loop repeats a group of calls of the
-	// function the ordinal counts, such as a time step's steps in groups
-	// of four, and its iteration would only say the same less plainly.
+	// Between is set where calls were added between two iterations: the
+	// place is after iteration Iteration-1 and before Iteration.
+	Between bool `json:"between,omitempty"`
+	// Told is set when the sentence does not say the loop, because
+	// something else says where: the ordinal of the call (StackNth) where
+	// the loop repeats a group of calls of the function it counts, such as
+	// a time step's steps in groups of four; or a loop around the place
+	// that is Between two of its iterations, for the loops inside its body,
+	// which the added calls come before.
 	Told bool `json:"-"`
 }
 
@@ -648,6 +653,14 @@ func (x *explainer) change(kn, kf []call, hn, hf []uint64, hs []hunk) Explanatio
 			x.side(&r, kn[i0:i0+h.Del], true)
 		}
 		r.Loops = x.loopsAt(kn, hn, i0)
+		if g := gapAt(hn, i0); g >= 0 && g < len(r.Loops) {
+			// Added between two iterations of a loop: after one, before
+			// the next; the loops inside its body come after the gap.
+			r.Loops[g].Between = true
+			for k := g + 1; k < len(r.Loops); k++ {
+				r.Loops[k].Told = true
+			}
+		}
 		if len(r.Loops) == 0 {
 			r.Ordinal, r.Of = ordinal(kf, j0)
 		}
@@ -918,7 +931,11 @@ func (e Explanation) Text(name func(trace.Symbol) string) string {
 	}
 	var where []string
 	for _, l := range e.Loops {
-		if !l.Told {
+		switch {
+		case l.Told:
+		case l.Between:
+			where = append(where, fmt.Sprintf("between iterations %d and %d of %d of %s", l.Iteration-1, l.Iteration, l.Count, loopName(l, name)))
+		default:
 			where = append(where, fmt.Sprintf("iteration %d of %d of %s", l.Iteration, l.Count, loopName(l, name)))
 		}
 	}

@@ -50,6 +50,28 @@ func loopsAround(h []uint64, c int) (out []repeat, iters []int) {
 	return out, iters
 }
 
+// gapAt returns, for the gap before element c of h (where calls were
+// added), the first of loopsAround(h, c) whose iteration the gap begins,
+// other than its first: the gap lies between two of its iterations, and
+// the loops after it, inside its body, come after the gap. It is -1 when
+// the gap begins no such iteration.
+func gapAt(h []uint64, c int) int {
+	lo, hi := 0, len(h)
+	for j := 0; c >= lo && c < hi; j++ {
+		r, ok := chosenRepeat(h, lo, hi, c)
+		if !ok {
+			break
+		}
+		it := (c - r.First) / r.Period
+		if it > 0 && (c-r.First)%r.Period == 0 {
+			return j
+		}
+		c -= it * r.Period
+		lo, hi = r.First, r.First+r.Period
+	}
+	return -1
+}
+
 // before reports whether repeat a is chosen before b.
 func before(a, b repeat) bool {
 	if a.cover() != b.cover() {

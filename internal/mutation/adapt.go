@@ -87,7 +87,11 @@ func says(text string, x diffnlr.Explanation, a Answer, name func(trace.Symbol) 
 		return true // the view's own sentence, which numbers its NLR's loops
 	}
 	for _, l := range x.Loops {
-		if !l.Told && !strings.Contains(text, fmt.Sprintf("iteration %d of %d ", l.Iteration, l.Count)) {
+		said := fmt.Sprintf("iteration %d of %d ", l.Iteration, l.Count)
+		if l.Between {
+			said = fmt.Sprintf("iterations %d and %d of %d ", l.Iteration-1, l.Iteration, l.Count)
+		}
+		if !l.Told && !strings.Contains(text, said) {
 			return false
 		}
 	}
