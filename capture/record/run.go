@@ -24,6 +24,8 @@ type Options struct {
 	Dir         string        // the run directory (-o)
 	Backend     string        // "uftrace" (default) or "pin"
 	AllImages   bool          // trace inside libraries too
+	Only        string        // record only the calls this filter spec keeps ("": all)
+	Verbose     bool          // say more on stderr (every function uftrace could not patch)
 	Timeout     time.Duration // kill the program after this long (0: never)
 	Force       bool          // replace another run in Dir
 	KeepUftrace bool          // keep the raw uftrace recording as Dir/uftrace.<rank>
@@ -183,6 +185,18 @@ func (o *Options) check() (backend, string, error) {
 	prog, err := b.program(o.Command[0])
 	if err != nil {
 		return nil, "", err
+	}
+	if o.Only != "" {
+		u, ok := b.(*uftraceBackend)
+		switch {
+		case !ok:
+			return nil, "", fmt.Errorf("--only needs the uftrace backend (the Pin tool records every call)")
+		case o.AllImages:
+			return nil, "", fmt.Errorf("--only records the calls the program makes, --all-images the calls inside libraries too: give one or the other")
+		}
+		if u.sel, err = selectCalls(prog, o.Only); err != nil {
+			return nil, "", err
+		}
 	}
 	return b, prog, nil
 }
@@ -361,6 +375,9 @@ func Run(opt Options) (int, error) {
 		Schema: decode.ManifestSchema, Tool: "difftrace", ToolVersion: opt.ToolVersion,
 		Format: "parlot-17", Backend: opt.Backend, Images: images, Prefix: opt.Prefix,
 		Command: append([]string{prog}, opt.Command[1:]...), Launch: launch, Size: size,
+	}
+	if u, ok := be.(*uftraceBackend); ok {
+		tmpl.Recorded = u.sel.recorded()
 	}
 	r := decode.Rank{Rank: rank, Host: host, Start: start, Threads: []decode.Thread{}}
 	// Refuse before creating anything: a refused capture leaves the

@@ -162,7 +162,7 @@ func isRunFile(name, prefix string) bool {
 	name = strings.TrimPrefix(name, ".")
 	return name == decode.ManifestName || name == strings.TrimPrefix(lockName, ".") || name == strings.TrimPrefix(activeName, ".") ||
 		strings.HasPrefix(name, prefix+".") || strings.HasPrefix(name, decode.ManifestName+".tmp") ||
-		strings.HasPrefix(name, "uftrace.")
+		strings.HasPrefix(name, "uftrace.") || name == UnpatchedName
 }
 
 // checkRunDir refuses, without creating or changing anything, a directory
@@ -251,6 +251,9 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 	if m.Backend != tmpl.Backend || m.Images != tmpl.Images || m.Prefix != tmpl.Prefix {
 		return fmt.Errorf("%s: the other ranks of this launch record with backend %s, images %s, prefix %s; give every rank the same options", dir, m.Backend, m.Images, m.Prefix)
 	}
+	if recordedFilter(m.Recorded) != recordedFilter(tmpl.Recorded) {
+		return fmt.Errorf("%s: the other ranks of this launch record %s, this one %s; give every rank the same --only", dir, recordedFilter(m.Recorded), recordedFilter(tmpl.Recorded))
+	}
 	if m.Size != tmpl.Size {
 		return fmt.Errorf("%s: the other ranks of this launch say it started %d processes, this one %d; record each launch into a directory of its own", dir, m.Size, tmpl.Size)
 	}
@@ -264,6 +267,15 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 		os.Remove(p)
 	}
 	return writeManifest(dir, m)
+}
+
+// recordedFilter says what a recording selected: its --only filter, or
+// "every call".
+func recordedFilter(r *decode.Recorded) string {
+	if r == nil {
+		return "every call"
+	}
+	return "--only " + r.Filter
 }
 
 // claimEmpty checks that dir, which holds no run.json, holds nothing else
