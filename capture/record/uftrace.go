@@ -231,14 +231,9 @@ func programPath(name string) (string, error) {
 		return "", fmt.Errorf("%s is not an ELF executable (%v): capture records compiled programs; give the program itself, not a script that starts it", p, err)
 	}
 	defer f.Close()
-	syms, err := f.Symbols()
-	funcs := 0
-	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Section != elf.SHN_UNDEF {
-			funcs++
-		}
-	}
-	if err != nil || funcs == 0 {
+	// The section is enough: every rank checks, and a large program's
+	// symbols take long to read.
+	if s := f.SectionByType(elf.SHT_SYMTAB); s == nil || s.Size <= s.Entsize {
 		return "", fmt.Errorf("%s has no symbol table (it was stripped): uftrace can only patch functions it can name; rebuild it without -s and do not strip it", p)
 	}
 	return p, nil

@@ -89,7 +89,7 @@ with --also-normal.`,
 	f.StringVar(&opt.Backend, "backend", "uftrace", "recorder: uftrace or pin")
 	f.BoolVar(&opt.AllImages, "all-images", false, "also record calls made inside libraries (larger traces)")
 	f.StringVar(&opt.Only, "only", "", "record only the calls this filter keeps (e.g. mpi+omp; default: every call)")
-	f.BoolVarP(&opt.Verbose, "verbose", "v", false, "name on stderr every function uftrace could not patch")
+	f.BoolVarP(&opt.Verbose, "verbose", "v", false, "say more on stderr: every function uftrace could not patch, and what capture itself cost (time, CPU)")
 	f.DurationVar(&opt.Timeout, "timeout", 0, "kill the program after this long, keeping its traces (e.g. 30s; 0 = never)")
 	f.BoolVar(&opt.Force, "force", false, "replace another run already in the output directory")
 	f.BoolVar(&opt.KeepUftrace, "keep-uftrace", false, "also keep the raw uftrace recording as DIR/uftrace.RANK")
