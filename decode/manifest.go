@@ -42,6 +42,28 @@ type Manifest struct {
 	// every recorder of that launch shares it, so a recorder can tell its
 	// own run from an older one in the same directory.
 	Launch string `json:"launch,omitempty"`
+
+	// Recorded says which calls a selective recording (capture --only)
+	// kept; nil when every call of the recorded images was (manifests
+	// written before it, too).
+	Recorded *Recorded `json:"recorded,omitempty"`
+}
+
+// Recorded is what a selective recording kept: only the calls its filter
+// keeps are in the traces, so only filters that keep no other call can be
+// analysed on them.
+type Recorded struct {
+	// Filter is the filter spec the recording selected with (filters
+	// syntax: "mpi+omp", "mpi.sr+cust=^solve$").
+	Filter string `json:"filter"`
+	// Calls are the functions the recorder was asked for: the library
+	// functions the program calls that Filter keeps, then the program's
+	// own functions that it keeps.
+	Calls []string `json:"calls"`
+	// Stack names the program's functions recorded only to give the
+	// selected calls their call stack; empty when the traces hold the
+	// selected calls alone.
+	Stack []string `json:"stack"`
 }
 
 // Rank is one process of a run as its recorder saw it.

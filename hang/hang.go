@@ -91,8 +91,12 @@ type Suspect struct {
 // Analyze analyses the faulty run of c (c holds it alone, or a normal run
 // and it, and perhaps further normal runs).
 func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
-	if opt.Filter == nil {
+	if opt.Filter == nil || opt.Filter.Name() == DefaultFilter {
+		// Of the default, what the runs recorded (capture --only).
 		opt.Filter = filters.MustParse(DefaultFilter)
+		if spec := c.Narrow(DefaultFilter); spec != "" {
+			opt.Filter = filters.MustParse(spec)
+		}
 	}
 	if opt.K == 0 {
 		opt.K = 10

@@ -77,6 +77,9 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 	if len(fs) == 0 || len(ks) == 0 {
 		return nil, nil
 	}
+	if err := c.checkRecorded(fs); err != nil {
+		return nil, err
+	}
 	masks := c.compile(fs)
 	nk := len(ks)
 	newDiscoverers := c.discoverers(fs, ks, masks)

@@ -197,7 +197,13 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		OnlyNormal: idStrings(c.OnlyIn(Normal)), OnlyFaulty: idStrings(c.OnlyIn(Faulty)),
 	}
 	fs := g.Filters
+	var notRecorded string
 	if g.Prune {
+		// The filters the runs can serve: a selective recording (capture
+		// --only) has only the calls of some.
+		if fs, notRecorded = c.servedFilters(fs); len(fs) == 0 {
+			return nil, fmt.Errorf("rank: %s; name filters with --filters", notRecorded)
+		}
 		fs, rk.Dropped = c.sameMasks(fs)
 	}
 	nlrs, err := c.Recognize(fs, g.Ks)
@@ -205,6 +211,9 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		return nil, err
 	}
 	rk.Notes = append(c.runNotes(), c.PairNotes()...) // after reading the traces
+	if notRecorded != "" {
+		rk.Notes = append(rk.Notes, "filters "+notRecorded)
+	}
 	if g.Prune {
 		var dropped []Dropped
 		nlrs, dropped = pruneNLRs(nlrs, len(g.Ks))

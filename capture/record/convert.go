@@ -35,6 +35,9 @@ type ConvertOptions struct {
 	// AllImages says the recording also caught calls between libraries,
 	// so a snapshot frame may have been called from any image.
 	AllImages bool
+	// Keep, if set, says which calls the recording selected: a stack
+	// snapshot adds only those.
+	Keep func(trace.Name) bool
 }
 
 // ConvertResult describes the files written for one process.
@@ -308,6 +311,9 @@ func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, pl
 			}
 			continue
 		}
+		if opt.Keep != nil && !opt.Keep(name) {
+			continue // a call the recording did not select
+		}
 		open := p.stats.Open
 		if len(open) > 0 && open[len(open)-1] == name {
 			continue // its entry is already recorded
@@ -315,6 +321,9 @@ func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, pl
 		// The calls between the last one recorded and the one it was
 		// blocked in, when the snapshot shows them; else that one alone.
 		chain := callChain(data, pid, opt.MainImage, sn.Threads[tid])
+		if opt.Keep != nil {
+			chain = slices.DeleteFunc(chain, func(n trace.Name) bool { return !opt.Keep(n) })
+		}
 		if len(chain) == 0 || chain[len(chain)-1] != name {
 			chain = append(chain, name)
 		}

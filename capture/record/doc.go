@@ -14,6 +14,10 @@
 // take the first section for the program (decode interns its functions as
 // trace.Program, whatever the program's path).
 //
+// A selective recording (Options.Only, capture --only SPEC) records only
+// the calls a filter keeps, selected by uftrace while the program runs (see
+// selection); run.json says what it recorded (decode.Recorded).
+//
 // The program runs with LD_BIND_NOW=1 (see bindNow): with lazy binding,
 // uftrace lost library calls that several threads made for the first time
 // at once.

@@ -24,6 +24,8 @@ type Options struct {
 	Dir         string        // the run directory (-o)
 	Backend     string        // "uftrace" (default) or "pin"
 	AllImages   bool          // trace inside libraries too
+	Only        string        // record only the calls this filter spec keeps ("": all)
+	Verbose     bool          // say more on stderr (every function uftrace could not patch)
 	Timeout     time.Duration // kill the program after this long (0: never)
 	Force       bool          // replace another run in Dir
 	KeepUftrace bool          // keep the raw uftrace recording as Dir/uftrace.<rank>
@@ -48,6 +50,9 @@ const (
 	workerEnv = "DIFFTRACE_CAPTURE_WORKER"
 	// launchEnv passes the launch identifier to the worker.
 	launchEnv = "DIFFTRACE_CAPTURE_LAUNCH"
+	// startEnv passes the supervisor's start (Unix nanoseconds) to the
+	// worker, which times its start-up from it (--verbose).
+	startEnv = "DIFFTRACE_CAPTURE_START"
 	// killGrace is how long a killed program gets to die of SIGTERM
 	// before SIGKILL.
 	killGrace = 3 * time.Second
@@ -112,7 +117,11 @@ func Main(opt Options) (int, error) {
 }
 
 func supervise(opt Options) (int, error) {
-	if _, _, err := opt.check(); err != nil {
+	began := time.Now()
+	// The worker checks the program and the backend (reading the
+	// program's symbols once per rank, not twice); what needs nothing
+	// read is checked here.
+	if err := opt.checkArgs(); err != nil {
 		return 1, err
 	}
 	exe, err := os.Executable()
@@ -125,7 +134,7 @@ func supervise(opt Options) (int, error) {
 		launch = LaunchID(opt.Getenv, host, os.Getpid(), time.Now())
 	}
 	cmd := exec.Command(exe, opt.Args...)
-	cmd.Env = append(os.Environ(), workerEnv+"=1", launchEnv+"="+launch)
+	cmd.Env = append(os.Environ(), workerEnv+"=1", launchEnv+"="+launch, startEnv+"="+strconv.FormatInt(began.UnixNano(), 10))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = opt.Stdin, opt.Stdout, opt.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if isTerminal(opt.Stdin) {
@@ -145,6 +154,10 @@ func supervise(opt Options) (int, error) {
 		}
 	}()
 	err = cmd.Wait()
+	if opt.Verbose {
+		user, sys := ownCPU()
+		fmt.Fprintf(opt.Stderr, "difftrace capture: the process that started the recorder used %s of CPU (user %s, system %s)\n", ms(user+sys), ms(user), ms(sys))
+	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
 		if ws.Signaled() {
 			return 128 + int(ws.Signal()), nil
@@ -167,14 +180,8 @@ func isTerminal(r io.Reader) bool {
 // check validates the options before anything runs, and returns the
 // recorder and the path of the program it is to run.
 func (o *Options) check() (backend, string, error) {
-	if o.Dir == "" {
-		return nil, "", errors.New("no output directory: give the run directory with -o DIR")
-	}
-	if len(o.Command) == 0 {
-		return nil, "", errors.New("no program to record: give it after --, e.g. difftrace capture -o run -- ./app")
-	}
-	if o.Timeout < 0 {
-		return nil, "", fmt.Errorf("--timeout %s: want a positive duration such as 60s", o.Timeout)
+	if err := o.checkArgs(); err != nil {
+		return nil, "", err
 	}
 	b, err := o.backend()
 	if err != nil {
@@ -184,7 +191,29 @@ func (o *Options) check() (backend, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if u, ok := b.(*uftraceBackend); ok && o.Only != "" {
+		if u.sel, err = selectCalls(prog, o.Only); err != nil {
+			return nil, "", err
+		}
+	}
 	return b, prog, nil
+}
+
+// checkArgs checks the options that need nothing read.
+func (o *Options) checkArgs() error {
+	switch {
+	case o.Dir == "":
+		return errors.New("no output directory: give the run directory with -o DIR")
+	case len(o.Command) == 0:
+		return errors.New("no program to record: give it after --, e.g. difftrace capture -o run -- ./app")
+	case o.Timeout < 0:
+		return fmt.Errorf("--timeout %s: want a positive duration such as 60s", o.Timeout)
+	case o.Only != "" && o.AllImages:
+		return fmt.Errorf("--only records the calls the program makes, --all-images the calls inside libraries too: give one or the other")
+	case o.Only != "" && o.Backend == "pin":
+		return fmt.Errorf("--only needs the uftrace backend (the Pin tool records every call)")
+	}
+	return nil
 }
 
 // backend returns the recorder the options ask for, if it is installed.
@@ -346,6 +375,10 @@ func Run(opt Options) (int, error) {
 	_, size, _ := LaunchFromEnv(opt.Getenv)
 	host, _ := os.Hostname()
 	start := time.Now()
+	began := start // the supervisor's start, if there is one
+	if ns, err := strconv.ParseInt(opt.Getenv(startEnv), 10, 64); err == nil && ns > 0 && ns <= start.UnixNano() {
+		began = time.Unix(0, ns)
+	}
 	launch := opt.Getenv(launchEnv)
 	if launch == "" {
 		launch = LaunchID(opt.Getenv, host, os.Getpid(), start)
@@ -361,6 +394,9 @@ func Run(opt Options) (int, error) {
 		Schema: decode.ManifestSchema, Tool: "difftrace", ToolVersion: opt.ToolVersion,
 		Format: "parlot-17", Backend: opt.Backend, Images: images, Prefix: opt.Prefix,
 		Command: append([]string{prog}, opt.Command[1:]...), Launch: launch, Size: size,
+	}
+	if u, ok := be.(*uftraceBackend); ok {
+		tmpl.Recorded = u.sel.recorded()
 	}
 	r := decode.Rank{Rank: rank, Host: host, Start: start, Threads: []decode.Thread{}}
 	// Refuse before creating anything: a refused capture leaves the
@@ -414,6 +450,7 @@ func Run(opt Options) (int, error) {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		return 1, fmt.Errorf("starting %s: %w", opt.Backend, err)
 	}
@@ -546,5 +583,23 @@ func Run(opt Options) (int, error) {
 	if err := updateRank(opt.Dir, tmpl, r); err != nil {
 		return 1, err
 	}
+	if opt.Verbose {
+		user, sys := ownCPU()
+		logf("%s from capture's start to the recorder's, %s from the program's end to capture's; the recorder used %s of CPU (user %s, system %s)",
+			ms(started.Sub(began)), ms(time.Since(r.End)), ms(user+sys), ms(user), ms(sys))
+	}
 	return code, nil
 }
+
+// ownCPU returns the CPU time this process has used (its own, not its
+// children's).
+func ownCPU() (user, sys time.Duration) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0
+	}
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+}
+
+// ms writes a duration in milliseconds.
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }

@@ -162,7 +162,7 @@ func isRunFile(name, prefix string) bool {
 	name = strings.TrimPrefix(name, ".")
 	return name == decode.ManifestName || name == strings.TrimPrefix(lockName, ".") || name == strings.TrimPrefix(activeName, ".") ||
 		strings.HasPrefix(name, prefix+".") || strings.HasPrefix(name, decode.ManifestName+".tmp") ||
-		strings.HasPrefix(name, "uftrace.")
+		strings.HasPrefix(name, "uftrace.") || name == UnpatchedName
 }
 
 // checkRunDir refuses, without creating or changing anything, a directory
@@ -217,9 +217,18 @@ func checkRunDir(dir string, tmpl decode.Manifest, force bool) error {
 // directory that holds another launch's run, or files that are not a run
 // at all, is only reused with force (which removes the old run's files).
 // It then records this rank's start. It runs under the directory's lock.
+//
+// Only the first rank of a launch writes run.json here; the others, finding
+// it theirs, read it under a shared lock, all at once, and their entries
+// are added once their programs have started (updateRank): on a node whose
+// ranks start together, claims written one after the other under the
+// exclusive lock held up every rank's start by tens of milliseconds.
 func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) error {
 	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return fileError(dir, err)
+	}
+	if ok, err := joinRun(dir, tmpl, r); ok || err != nil {
+		return err
 	}
 	unlock, err := lockRunDir(dir)
 	if err != nil {
@@ -248,22 +257,70 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 		m = &mm
 		m.Ranks = nil
 	}
+	if err := sameLaunch(dir, m, tmpl); err != nil {
+		return err
+	}
+	putRank(m, r)
+	removeRankFiles(dir, m.Prefix, r.Rank)
+	return writeManifest(dir, m)
+}
+
+// joinRun claims dir for rank r when it already holds this launch's
+// run.json: it checks the rank records as the others do and removes what
+// an earlier attempt of this rank left, under a shared lock. It returns
+// false, and no error, when dir holds no run of this launch yet.
+func joinRun(dir string, tmpl decode.Manifest, r decode.Rank) (bool, error) {
+	f, err := openLock(filepath.Join(dir, lockName))
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if err := flock(f, syscall.LOCK_SH); err != nil {
+		return false, fmt.Errorf("locking %s: %w", f.Name(), err)
+	}
+	m, err := readManifest(dir)
+	if err != nil || m == nil || m.Launch != tmpl.Launch {
+		return false, nil // claimRunDir decides, under the exclusive lock
+	}
+	if err := sameLaunch(dir, m, tmpl); err != nil {
+		return false, err
+	}
+	removeRankFiles(dir, m.Prefix, r.Rank)
+	return true, nil
+}
+
+// sameLaunch refuses a rank whose options differ from those the launch's
+// run.json m records.
+func sameLaunch(dir string, m *decode.Manifest, tmpl decode.Manifest) error {
 	if m.Backend != tmpl.Backend || m.Images != tmpl.Images || m.Prefix != tmpl.Prefix {
 		return fmt.Errorf("%s: the other ranks of this launch record with backend %s, images %s, prefix %s; give every rank the same options", dir, m.Backend, m.Images, m.Prefix)
+	}
+	if recordedFilter(m.Recorded) != recordedFilter(tmpl.Recorded) {
+		return fmt.Errorf("%s: the other ranks of this launch record %s, this one %s; give every rank the same --only", dir, recordedFilter(m.Recorded), recordedFilter(tmpl.Recorded))
 	}
 	if m.Size != tmpl.Size {
 		return fmt.Errorf("%s: the other ranks of this launch say it started %d processes, this one %d; record each launch into a directory of its own", dir, m.Size, tmpl.Size)
 	}
-	putRank(m, r)
-	// A rank recorded before by an earlier attempt of this launch left
-	// files that the new recording replaces.
-	old, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%s.%d.*", m.Prefix, r.Rank)))
-	partial, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf(".%s.%d.partial-*", m.Prefix, r.Rank)))
-	old = append(old, partial...)
-	for _, p := range old {
+	return nil
+}
+
+// removeRankFiles removes the files an earlier attempt of this launch
+// left for rank, which the new recording replaces.
+func removeRankFiles(dir, prefix string, rank int) {
+	old, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%s.%d.*", prefix, rank)))
+	partial, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf(".%s.%d.partial-*", prefix, rank)))
+	for _, p := range append(old, partial...) {
 		os.Remove(p)
 	}
-	return writeManifest(dir, m)
+}
+
+// recordedFilter says what a recording selected: its --only filter, or
+// "every call".
+func recordedFilter(r *decode.Recorded) string {
+	if r == nil {
+		return "every call"
+	}
+	return "--only " + r.Filter
 }
 
 // claimEmpty checks that dir, which holds no run.json, holds nothing else

@@ -4,10 +4,10 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,6 +27,9 @@ type uftraceBackend struct {
 	// the raw recording is to be kept, or no port could be opened).
 	stream *streamer
 	start  time.Time // when the recorder was started
+	// sel is what capture --only records; nil: every call of the
+	// program (and of its libraries with --all-images).
+	sel *selection
 }
 
 func (u *uftraceBackend) program(name string) (string, error) { return programPath(name) }
@@ -52,7 +55,7 @@ func (u *uftraceBackend) prepare(opt Options, rank int) bool {
 
 func (u *uftraceBackend) command(opt Options, prog string, rank int, work string) *exec.Cmd {
 	dataDir, logFile := filepath.Join(work, "uftrace.data"), filepath.Join(work, "uftrace.log")
-	args := uftraceArgs(opt, dataDir, logFile, prog)
+	args := uftraceArgs(opt, u.sel, dataDir, logFile, prog)
 	if u.stream != nil {
 		args = append([]string{"record", "--host", "127.0.0.1", "--port", strconv.Itoa(u.stream.port())}, args[1:]...)
 	}
@@ -149,6 +152,7 @@ func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *S
 	waitRecorder(recorderWait)
 	copt := ConvertOptions{
 		Dir: opt.Dir, Prefix: opt.Prefix, Rank: rank, PID: pid, Snapshot: snap, MainImage: prog, AllImages: opt.AllImages,
+		Keep: u.sel.keeps,
 	}
 	var res *ConvertResult
 	tids := append([]int{pid}, snap.threadIDs()...)
@@ -175,10 +179,23 @@ func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *S
 		}
 	}
 	if log, err := os.ReadFile(logFile); err == nil {
-		if note := patchNote(log); note != "" {
+		var only []string
+		if u.sel != nil {
+			only = u.sel.own
+		}
+		fns := unpatchedFuncs(log, prog, only)
+		if note := patchNote(fns); note != "" {
 			res.Notes = append(res.Notes, note)
 			if rank == 0 {
 				fmt.Fprintf(opt.Stderr, "difftrace capture: rank 0: %s\n", note)
+				if _, err := writeFileAtomic(filepath.Join(opt.Dir, UnpatchedName), func(w io.Writer) error { return writeUnpatched(w, fns) }); err != nil {
+					fmt.Fprintf(opt.Stderr, "difftrace capture: rank 0: %v\n", err)
+				}
+				if opt.Verbose {
+					for _, f := range fns {
+						fmt.Fprintf(opt.Stderr, "difftrace capture: rank 0: not patched: %s: %s\n", f.name, f.why)
+					}
+				}
 			}
 		}
 	}
@@ -214,14 +231,9 @@ func programPath(name string) (string, error) {
 		return "", fmt.Errorf("%s is not an ELF executable (%v): capture records compiled programs; give the program itself, not a script that starts it", p, err)
 	}
 	defer f.Close()
-	syms, err := f.Symbols()
-	funcs := 0
-	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Section != elf.SHN_UNDEF {
-			funcs++
-		}
-	}
-	if err != nil || funcs == 0 {
+	// The section is enough: every rank checks, and a large program's
+	// symbols take long to read.
+	if s := f.SectionByType(elf.SHT_SYMTAB); s == nil || s.Size <= s.Entsize {
 		return "", fmt.Errorf("%s has no symbol table (it was stripped): uftrace can only patch functions it can name; rebuild it without -s and do not strip it", p)
 	}
 	return p, nil
@@ -241,9 +253,18 @@ func programPath(name string) (string, error) {
 // the thread when the program calls one of the functions that end it
 // (MPI_Abort, exit and their kin), so the trace ends inside the call it
 // left from. Its handler of SIGSEGV and SIGABRT does the same for crashes.
-func uftraceArgs(opt Options, dataDir, logFile, prog string) []string {
+//
+// A selective recording (sel, capture --only) patches none of the program's
+// functions, or only those it selects, and records only the calls it
+// selects (see selection).
+func uftraceArgs(opt Options, sel *selection, dataDir, logFile, prog string) []string {
 	args := []string{"record", "--buffer", uftraceBuffer, "--keep-pid", "--no-event", "-d", dataDir, "--logfile=" + logFile,
-		"--debug-domain", "dynamic:3", "-P", "."}
+		"--debug-domain", "dynamic:3"}
+	if sel != nil {
+		args = append(args, sel.args(prog)...)
+	} else {
+		args = append(args, "-P", ".")
+	}
 	for _, f := range endingCalls {
 		args = append(args, "-T", f+"@finish")
 	}
@@ -283,57 +304,6 @@ func waitRecorder(limit time.Duration) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-}
-
-// patchNote says which functions of the program uftrace could not patch,
-// from its log of the dynamic patching, or returns "" if it patched all.
-// uftrace patches a function by moving its first instructions aside; it
-// fails when they address memory relative to themselves (common in small
-// optimised leaf functions: "movsd 0x…(%rip),%xmm1") and skips functions
-// too short to hold the jump. It happens at -O0 too (a prologue that loads
-// a constant relative to the instruction pointer), so rebuilding without
-// optimisation does not help. Calls to those functions are silently missing
-// from the recording; binaries built with -pg, -finstrument-functions or
-// -fpatchable-function-entry=5 call uftrace from every function, and
-// nothing needs patching.
-func patchNote(log []byte) string {
-	var failed []string
-	skipped := 0
-	for _, l := range strings.Split(string(log), "\n") {
-		l = strings.TrimSpace(strings.TrimPrefix(l, "dynamic:"))
-		if name, ok := strings.CutPrefix(l, ">> FAIL:"); ok {
-			if name = strings.TrimSpace(name); !slices.Contains(failed, name) {
-				failed = append(failed, name)
-			}
-		} else if n, ok := strings.CutPrefix(l, "skipped:"); ok {
-			if f := strings.Fields(n); len(f) > 0 {
-				v, _ := strconv.Atoi(f[0])
-				skipped += v
-			}
-		}
-	}
-	total := len(failed) + skipped
-	if total == 0 {
-		return ""
-	}
-	var what []string
-	const shown = 5
-	for i, f := range failed {
-		if i == shown {
-			what = append(what, fmt.Sprintf("%d more", len(failed)-shown))
-			break
-		}
-		what = append(what, f)
-	}
-	if skipped > 0 {
-		what = append(what, fmt.Sprintf("%d too short to patch", skipped))
-	}
-	fns := "functions"
-	if total == 1 {
-		fns = "function"
-	}
-	return fmt.Sprintf("uftrace could not patch %d %s of the program (%s): calls to them are not in the traces; a build with -pg (or -finstrument-functions, or -fpatchable-function-entry=5) records every function",
-		total, fns, strings.Join(what, ", "))
 }
 
 // logMessages returns uftrace's error lines from its log (not the patcher's

@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -115,12 +116,14 @@ func TestBindNow(t *testing.T) {
 }
 
 // leafProg has a small optimised leaf function whose first instruction
-// addresses memory relative to itself, which uftrace cannot patch.
+// addresses memory relative to itself, which uftrace cannot patch, and one
+// too short to patch.
 const leafProg = `#include <stdio.h>
 static double refine(double x) { return x * 0.5 + 1.0 / (x + 1.0); }
+__attribute__((noinline)) static int next(int i) { return i + 1; }
 __attribute__((noinline)) double compute(int t) {
 	double x = t;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i = next(i))
 		x = refine(x);
 	return x;
 }
@@ -134,9 +137,11 @@ int main(void) {
 `
 
 // TestRecordUnpatchedFunctions records a program built at -O2, where
-// uftrace cannot patch a leaf function, and checks that run.json and
-// capture's stderr say which one is missing from the traces; built with
-// -pg, every function is recorded and nothing is said.
+// uftrace cannot patch a leaf function and skips one too short to patch,
+// and checks that run.json, capture's stderr and the run directory's
+// unpatched.txt say which are missing from the traces (--verbose names each
+// on stderr); built with -pg, every function is recorded and nothing is
+// said.
 func TestRecordUnpatchedFunctions(t *testing.T) {
 	needTools(t, "gcc", "uftrace")
 	for _, c := range []struct {
@@ -144,18 +149,31 @@ func TestRecordUnpatchedFunctions(t *testing.T) {
 		refines int
 		note    string
 	}{
-		{[]string{"-O2", "-fno-inline"}, 0, "uftrace could not patch 1 function of the program (refine): calls to them are not in the traces; a build with -pg"},
+		{[]string{"-O2", "-fno-inline"}, 0, "uftrace could not patch 2 functions of the program (refine, next, 1 of them too short to patch; unpatched.txt lists them all): calls to them are not in the traces; a build with -pg"},
 		{[]string{"-O2", "-fno-inline", "-pg"}, 9, ""},
 	} {
 		bin := compileC(t, t.TempDir(), "leaf", leafProg, c.flags...)
 		dir := filepath.Join(t.TempDir(), "run")
 		var out, errb bytes.Buffer
 		code, err := Run(Options{
-			Dir: dir, Command: []string{bin}, Stdout: &out, Stderr: &errb,
+			Dir: dir, Command: []string{bin}, Stdout: &out, Stderr: &errb, Verbose: true,
 			Getenv: func(string) string { return "" },
 		})
 		if err != nil || code != 0 {
 			t.Fatalf("%v: status %d, %v\n%s", c.flags, code, err, errb.String())
+		}
+		list, err := os.ReadFile(filepath.Join(dir, UnpatchedName))
+		switch {
+		case c.note == "" && err == nil:
+			t.Errorf("%v: %s written though every function was patched: %q", c.flags, UnpatchedName, list)
+		case c.note != "":
+			want := "refine\tits first instructions cannot be moved (they address memory relative to themselves, or a jump leads back into them)\nnext\ttoo short to patch (4 bytes)\n"
+			if string(list) != want {
+				t.Errorf("%v: %s = %q, %v; want %q", c.flags, UnpatchedName, list, err, want)
+			}
+			if !strings.Contains(errb.String(), "rank 0: not patched: next: too short to patch") {
+				t.Errorf("%v: --verbose did not name next on stderr: %q", c.flags, errb.String())
+			}
 		}
 		m, err := decode.ReadManifest(filepath.Join(dir, decode.ManifestName))
 		if err != nil {
@@ -175,13 +193,17 @@ func TestRecordUnpatchedFunctions(t *testing.T) {
 }
 
 func TestPatchNote(t *testing.T) {
-	log := "dynamic: force patch normal func: main (patch size: 8)\ndynamic:   >> FAIL: refine\ndynamic:   >> FAIL: a\n" +
-		"dynamic:   >> FAIL: b\ndynamic:   >> FAIL: c\ndynamic:   >> FAIL: d\ndynamic:   >> FAIL: e\ndynamic:  skipped:        2 ( 20.00%)\n"
-	want := "uftrace could not patch 8 functions of the program (refine, a, b, c, d, 1 more, 2 too short to patch)"
-	if got := patchNote([]byte(log)); !strings.HasPrefix(got, want) {
+	log := "dynamic: dynamic patch type: prog: 0 (none)\ndynamic: force patch normal func: main (patch size: 8)\ndynamic:   >> FAIL: refine\ndynamic:   >> FAIL: a\n" +
+		"dynamic:   >> FAIL: b\ndynamic:   >> FAIL: c\ndynamic:   >> FAIL: d\ndynamic:   >> FAIL: e\ndynamic:   >> FAIL: a\n"
+	fns := unpatchedFuncs([]byte(log), "/no/such/prog", nil)
+	if len(fns) != 6 || fns[0].name != "refine" || fns[5].name != "e" {
+		t.Fatalf("unpatchedFuncs = %v, want refine, a, b, c, d, e", fns)
+	}
+	want := "uftrace could not patch 6 functions of the program (refine, a, b, c, d, 1 more; unpatched.txt lists them all)"
+	if got := patchNote(fns); !strings.HasPrefix(got, want) {
 		t.Errorf("patchNote = %q, want it to begin %q", got, want)
 	}
-	if got := patchNote([]byte("dynamic: patched all (4) functions in 'leaf'\n")); got != "" {
+	if got := patchNote(unpatchedFuncs([]byte("dynamic: patched all (4) functions in 'leaf'\n"), "/no/such/prog", nil)); got != "" {
 		t.Errorf("patchNote of a full patch = %q", got)
 	}
 }

@@ -33,6 +33,20 @@ Functions the compiler inlined are not calls and do not show; functions
 uftrace cannot patch (some small optimised ones) are named on stderr and in
 run.json, and a build with -pg or -fpatchable-function-entry=5 records them.
 
+--only SPEC records only the calls a filter keeps, in rank's filter syntax
+(mpi, mpi+omp, mpi+omp.crit+cust=REGEXP; "difftrace filter --help" lists
+the terms): uftrace then patches none of the program's functions and records
+the library calls the filter keeps where the program calls them, and nothing
+else. No function of the program is kept for the call stack (run.json says so,
+under "recorded"), so the traces hold the selected calls alone; a cust=REGEXP
+that names functions of the program patches and records those. It costs less
+than a full recording, most where the program makes many calls of its own
+(BENCHMARKS.md, "Capture cost"). rank, diffnlr and hang then refuse filters
+that need calls the run did not record, and rank's default grid holds the
+filters the run can serve. Use it when you know which interfaces to compare
+(MPI, OpenMP) and the full recording is too slow or too large; record
+without it to let rank try every filter.
+
 A program that hangs is the case that matters most: on --timeout, or when the
 launcher or the user ends the job (SIGINT, SIGTERM, SIGHUP), capture takes a
 stack snapshot of the program (with eu-stack), kills it, and writes every
@@ -48,6 +62,7 @@ a directory of its own with the same command line, and give the others to rank
 with --also-normal.`,
 		Example: `  mpirun -np 16 difftrace capture -o normal -- ./oddeven
   mpirun -np 16 difftrace capture -o dlbug --timeout 10s -- ./oddeven --deadlock-bug 5 7
+  mpirun -np 16 difftrace capture -o normal --only mpi+omp -- ./app
   difftrace capture -o single --all-images -- ./a.out input.txt
   for i in 1 2; do mpirun -np 8 difftrace capture -o normal-$i -- ./farm; done`,
 		Args: cobra.MinimumNArgs(1),
@@ -73,6 +88,8 @@ with --also-normal.`,
 	f.StringVarP(&opt.Dir, "output", "o", "", "run directory to write (required)")
 	f.StringVar(&opt.Backend, "backend", "uftrace", "recorder: uftrace or pin")
 	f.BoolVar(&opt.AllImages, "all-images", false, "also record calls made inside libraries (larger traces)")
+	f.StringVar(&opt.Only, "only", "", "record only the calls this filter keeps (e.g. mpi+omp; default: every call)")
+	f.BoolVarP(&opt.Verbose, "verbose", "v", false, "say more on stderr: every function uftrace could not patch, and what capture itself cost (time, CPU)")
 	f.DurationVar(&opt.Timeout, "timeout", 0, "kill the program after this long, keeping its traces (e.g. 30s; 0 = never)")
 	f.BoolVar(&opt.Force, "force", false, "replace another run already in the output directory")
 	f.BoolVar(&opt.KeepUftrace, "keep-uftrace", false, "also keep the raw uftrace recording as DIR/uftrace.RANK")
@@ -80,5 +97,6 @@ with --also-normal.`,
 	cmd.MarkFlagRequired("output")
 	cmd.MarkFlagDirname("output")
 	completeWords(cmd, "backend", "uftrace", "pin")
+	filterSpecs(cmd, "only")
 	return cmd
 }
