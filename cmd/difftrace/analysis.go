@@ -8,6 +8,7 @@ import (
 
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/progress"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
@@ -72,8 +73,8 @@ func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*rank.Com
 		return nil, err
 	}
 	opts := rank.Options{MaxEvents: f.maxEvents, Unrelated: f.force, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms}
-	if p := newProgress(cmd.ErrOrStderr()); p != nil {
-		opts.Progress = p
+	if bars := progress.New(cmd.ErrOrStderr()); bars != nil {
+		opts.Progress = bars
 	}
 	c, err := rank.Open(dirs, opts)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/difftrace/difftrace/cluster"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/session"
 )
 
 // Shell completion of flag values and of diffnlr's trace argument (the
@@ -72,7 +73,7 @@ func completeSuspects(cmd *cobra.Command, args []string, _ string) ([]string, co
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	s, err := loadSession()
+	s, err := session.Load(readFix)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/outfile"
 )
 
 type convertFlags struct {
@@ -137,7 +138,7 @@ func convertU16(inPath, outPath string) error {
 	if size%2 != 0 {
 		return &record.OddU16Error{Name: inPath, Size: size}
 	}
-	out, err := createOutput(outPath, nil, inPath)
+	out, err := outfile.Create(outPath, nil, inPath)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/difftrace/difftrace/export/chrome"
 	"github.com/difftrace/difftrace/export/pprof"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/summary"
 	"github.com/difftrace/difftrace/trace"
@@ -104,7 +105,7 @@ func exportChrome(cmd *cobra.Command, f *exportFlags, run *decode.Run, ids []tra
 		// Every file may be written (no planted link, no directory in
 		// the way) before the first is.
 		for _, p := range files.Paths {
-			o, err := createOutput(p, nil, run.Dir)
+			o, err := outfile.Create(p, nil, run.Dir)
 			if err != nil {
 				return err
 			}
@@ -163,7 +164,7 @@ func exportPprof(cmd *cobra.Command, run *decode.Run, ids []trace.ID, keep func(
 	if filter != "" {
 		comments = append(comments, "filter: "+filter)
 	}
-	if out == "-" && isTerminal(cmd.OutOrStdout()) {
+	if out == "-" && outfile.IsTerminal(cmd.OutOrStdout()) {
 		return fmt.Errorf("refusing to write a binary profile to a terminal; redirect standard output to a file or use -o FILE")
 	}
 	return writeExport(cmd, out, run.Dir, false, func(w io.Writer) error {
@@ -175,7 +176,7 @@ func exportPprof(cmd *cobra.Command, run *decode.Run, ids []trace.ID, keep func(
 // at all, never through another user's link), gzip-compressed when
 // compress is set and its name ends in .gz, and says so on stderr.
 func writeExport(cmd *cobra.Command, path, input string, compress bool, write func(io.Writer) error) error {
-	out, err := createOutput(path, cmd.OutOrStdout(), input)
+	out, err := outfile.Create(path, cmd.OutOrStdout(), input)
 	if err != nil {
 		return err
 	}
@@ -187,11 +188,11 @@ func writeExport(cmd *cobra.Command, path, input string, compress bool, write fu
 		w = gz
 	}
 	if err := write(w); err != nil {
-		return fmt.Errorf("%s: %w", out.name(), err)
+		return fmt.Errorf("%s: %w", out.Name(), err)
 	}
 	if gz != nil {
 		if err := gz.Close(); err != nil {
-			return fmt.Errorf("writing %s: %w", out.name(), err)
+			return fmt.Errorf("writing %s: %w", out.Name(), err)
 		}
 	}
 	if err := out.Commit(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/parlot"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/trace"
@@ -102,10 +103,10 @@ func decodeRaw(cmd *cobra.Command, f *decodeFlags) error {
 // writeU16 decodes src to the output as raw values. info and funcs, when
 // set, make the reader check IDs against the function table.
 func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, funcs int, info string) error {
-	if f.out == "" && isTerminal(cmd.OutOrStdout()) {
+	if f.out == "" && outfile.IsTerminal(cmd.OutOrStdout()) {
 		return fmt.Errorf("refusing to write binary values to a terminal; redirect standard output to a file or use -o FILE")
 	}
-	out, err := createOutput(f.out, cmd.OutOrStdout(), name)
+	out, err := outfile.Create(f.out, cmd.OutOrStdout(), name)
 	if err != nil {
 		return err
 	}
@@ -121,12 +122,12 @@ func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, fu
 }
 
 // namedErrors names the output in the errors writing to it.
-type namedErrors struct{ out *output }
+type namedErrors struct{ out *outfile.File }
 
 func (o namedErrors) Write(b []byte) (int, error) {
 	n, err := o.out.Write(b)
 	if err != nil {
-		err = fmt.Errorf("writing %s: %v", o.out.name(), err)
+		err = fmt.Errorf("writing %s: %v", o.out.Name(), err)
 	}
 	return n, err
 }
@@ -172,7 +173,7 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 		defer in.Close()
 		return writeU16(cmd, f, in, t.Path, t.Proc.Funcs, t.Proc.Info)
 	}
-	out, err := createOutput(f.out, cmd.OutOrStdout(), run.Dir)
+	out, err := outfile.Create(f.out, cmd.OutOrStdout(), run.Dir)
 	if err != nil {
 		return err
 	}
@@ -192,7 +193,7 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 	if err != nil {
 		return err
 	}
-	out, err := createOutput(f.out, cmd.OutOrStdout(), run.Dir)
+	out, err := outfile.Create(f.out, cmd.OutOrStdout(), run.Dir)
 	if err != nil {
 		return err
 	}
@@ -202,7 +203,7 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 		return errors.New("--stack-at prints tree/flat text or json, not " + f.format)
 	}
 	if err := report.Write(out, report.NewStack(run, id, ev, frames), report.Options{Format: format}); err != nil {
-		return fmt.Errorf("writing %s: %w", out.name(), err)
+		return fmt.Errorf("writing %s: %w", out.Name(), err)
 	}
 	return out.Commit()
 }

@@ -12,9 +12,11 @@ import (
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
+	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -122,7 +124,7 @@ func (f *diffNLRFlags) colorOn(w io.Writer) (bool, error) {
 	case "never":
 		return false, nil
 	case "auto":
-		return os.Getenv("NO_COLOR") == "" && isTerminal(w), nil
+		return os.Getenv("NO_COLOR") == "" && outfile.IsTerminal(w), nil
 	}
 	return false, fmt.Errorf("--color %q: want auto, always or never", f.color)
 }
@@ -130,7 +132,7 @@ func (f *diffNLRFlags) colorOn(w io.Writer) (bool, error) {
 // params settles the runs, the filter and K: from the flags, else from the
 // session rank saved, else the defaults. It returns where they came from,
 // for the header, and the session when neither --filter nor --k was given:
-// the view is then picked for the trace (pickView).
+// the view is then picked for the trace (session.Pick).
 func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string, pick *picking, err error) {
 	switch {
 	case f.normal != "" && f.faulty != "":
@@ -144,7 +146,7 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 	case f.normal != "" || f.faulty != "":
 		return nil, "", nil, fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
 	default:
-		s, rk, err := loadSessionAndRanking(cmd.ErrOrStderr())
+		s, rk, err := session.LoadWithRanking(cmd.ErrOrStderr(), readFix)
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -155,7 +157,7 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 		bestFilter, bestK := "mpi", 10
 		if s.Best != nil {
 			bestFilter, bestK = s.Best.Filter, s.Best.K
-			source = fmt.Sprintf("best-ranked in %s, B-score %.3f", filepath.Join(sessionDir, sessionFile), s.Best.BScore)
+			source = fmt.Sprintf("best-ranked in %s, B-score %.3f", session.Path, s.Best.BScore)
 		}
 		if f.filter == "" {
 			f.filter = bestFilter
@@ -164,7 +166,7 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 			f.k = bestK
 		}
 		if cmd.Flags().Changed("filter") || cmd.Flags().Changed("k") || s.Best == nil {
-			source = "runs from " + filepath.Join(sessionDir, sessionFile)
+			source = "runs from " + session.Path
 		} else {
 			pick = &picking{s, rk}
 		}
@@ -172,51 +174,14 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 	return dirs, source, pick, nil
 }
 
-// picking is what pickView chooses from: the session and its ranking, read
-// together.
-type picking struct {
-	s  *session
-	rk *rank.Ranking
-}
+// readFix is the way round a session that cannot be read.
+const readFix = "give --normal and --faulty"
 
-// pickView chooses the filter and K for the diffNLR of id when no flag
-// named them: the view rank suggested for id, or for another trace the one
-// rank.Suggest picks over the saved ranking's rows (the shortest non-empty
-// diff among the rows where id is the top suspect, …). When no filter
-// shows id changed, the best-ranked row's stays, and the note says so.
-func (f *diffNLRFlags) pickView(c *rank.Comparison, p *picking, id trace.ID) (source, note string, err error) {
-	file := filepath.Join(sessionDir, sessionFile)
-	s, rk := p.s, p.rk
-	v := s.Suggestion
-	if v == nil || v.Trace != id {
-		fold := func(specs []string, ks []int) ([]*rank.NLR, error) {
-			fs := make([]*filters.Filter, len(specs))
-			for i, spec := range specs {
-				if fs[i], err = filters.Parse(spec); err != nil {
-					return nil, fmt.Errorf("%s: filter %q: %v (run difftrace rank again)", file, spec, err)
-				}
-			}
-			return c.Recognize(fs, ks)
-		}
-		broadest := ""
-		if len(rk.Filters) > 0 {
-			broadest = rk.Filters[len(rk.Filters)-1]
-		}
-		found, ok, err := rank.Suggest(rk.Rows, id, broadest, fold)
-		if err != nil {
-			return "", "", err
-		}
-		if !ok {
-			return fmt.Sprintf("best-ranked in %s, B-score %.3f", file, s.Best.BScore),
-				fmt.Sprintf("no filter of the ranking shows a change in the calls of %s; its similarity to the other traces changed, not its own calls", id), nil
-		}
-		v = &found
-	}
-	f.filter, f.k = v.Filter, v.K
-	if v.Why == "stopped" {
-		return "the hang analysis's first suspect, which made the calls of its normal run and stopped inside the last one", "", nil
-	}
-	return fmt.Sprintf("the clearest diff among the ranking's rows where %s is %s", id, viewWhy(v)), "", nil
+// picking is what session.Pick chooses from: the session and its ranking,
+// read together.
+type picking struct {
+	s  *session.Session
+	rk *rank.Ranking
 }
 
 func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
@@ -250,7 +215,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	for _, r := range n.Comparison().Runs {
 		inputs = append(inputs, r.Dir)
 	}
-	return writeOutputs(cmd.ErrOrStderr(), f.outputs, inputs, func(i int, out *output) error {
+	return outfile.WriteAll(cmd.ErrOrStderr(), f.outputs, inputs, func(i int, out *outfile.File) error {
 		if formats[i] == jsonFormat {
 			return report.Write(out, doc, report.Options{Format: report.JSON})
 		}
@@ -295,12 +260,13 @@ func (f *diffNLRFlags) view(cmd *cobra.Command, id trace.ID) (*rank.NLR, string,
 		return nil, "", err
 	}
 	if pick != nil {
-		var note string
-		if source, note, err = f.pickView(c, pick, id); err != nil {
+		p, err := pick.s.Pick(c, pick.rk, id)
+		if err != nil {
 			return nil, "", err
 		}
-		if note != "" {
-			printNotes(cmd, []string{note})
+		f.filter, f.k, source = p.Filter, p.K, p.Source
+		if p.Note != "" {
+			printNotes(cmd, []string{p.Note})
 		}
 	}
 	flt, _, _, err := f.parse()

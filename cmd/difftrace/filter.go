@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
@@ -54,7 +55,7 @@ A spec is one or more terms joined by "+", kept as a union:
 			}
 			// The output first: an -o that cannot be written fails before
 			// the work.
-			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
+			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/report"
 )
@@ -90,7 +91,7 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	printNotes(cmd, c.Notes())
 	doc := &report.HangAnalysis{Analysis: rep, Rows: f.rows}
-	out, err := createOutput("", cmd.OutOrStdout())
+	out, err := outfile.Create("", cmd.OutOrStdout())
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 	if err := out.Commit(); err != nil {
 		return err
 	}
-	return writeOutputs(cmd.ErrOrStderr(), f.outs, args, func(i int, o *output) error {
+	return outfile.WriteAll(cmd.ErrOrStderr(), f.outs, args, func(i int, o *outfile.File) error {
 		if hasExt(f.outs[i], ".json") {
 			return report.Write(o, doc, report.Options{Format: report.JSON})
 		}

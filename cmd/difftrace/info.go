@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -39,12 +40,12 @@ larger than memory can be summarised.`,
 			if err != nil {
 				return err
 			}
-			out, err := createOutput("", cmd.OutOrStdout())
+			out, err := outfile.Create("", cmd.OutOrStdout())
 			if err != nil {
 				return err
 			}
 			if err := report.Write(out, report.NewInfo(run, stats), report.Options{}); err != nil {
-				return fmt.Errorf("writing %s: %w", out.name(), err)
+				return fmt.Errorf("writing %s: %w", out.Name(), err)
 			}
 			return out.Commit()
 		},

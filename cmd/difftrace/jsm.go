@@ -9,6 +9,7 @@ import (
 
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -58,13 +59,13 @@ are printed as text.`,
 			}
 			doc := report.NewJSM(sim, flt.Name(), f.k, mode)
 			if len(f.outs) == 0 {
-				out, _ := createOutput("", cmd.OutOrStdout())
+				out, _ := outfile.Create("", cmd.OutOrStdout())
 				if err := report.Write(out, doc, report.Options{}); err != nil {
 					return err
 				}
 				return out.Commit()
 			}
-			return writeOutputs(cmd.ErrOrStderr(), f.outs, args, func(i int, out *output) error {
+			return outfile.WriteAll(cmd.ErrOrStderr(), f.outs, args, func(i int, out *outfile.File) error {
 				return writeJSM(out, f.outs[i], exts[i], doc)
 			})
 		},
@@ -81,7 +82,7 @@ are printed as text.`,
 
 // writeJSM writes the matrices to out, the file path, in the format its
 // extension ext (lower case) names: heatmaps for .png and .svg, else CSV.
-func writeJSM(out *output, path, ext string, doc *report.JSM) error {
+func writeJSM(out *outfile.File, path, ext string, doc *report.JSM) error {
 	switch ext {
 	case ".png", ".svg":
 		format := draw.PNG

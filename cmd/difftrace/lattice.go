@@ -7,6 +7,7 @@ import (
 
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
@@ -61,7 +62,7 @@ or log10 (entry:⌊log10 frequency⌋).`,
 					args[0], flt.Name(), mode, sim.JSM[rank.Normal].Notice())
 			}
 			if len(f.outs) == 0 {
-				out, err := createOutput("", cmd.OutOrStdout())
+				out, err := outfile.Create("", cmd.OutOrStdout())
 				if err != nil {
 					return err
 				}
@@ -74,7 +75,7 @@ or log10 (entry:⌊log10 frequency⌋).`,
 				return fmt.Errorf("the lattice has %d concepts, more than the %d a readable diagram can show; narrow the filter, use noFreq attributes or --level process",
 					lat.Len(), fca.MaxDrawnConcepts)
 			}
-			return writeOutputs(cmd.ErrOrStderr(), f.outs, args[:1], func(i int, out *output) error {
+			return outfile.WriteAll(cmd.ErrOrStderr(), f.outs, args[:1], func(i int, out *outfile.File) error {
 				if err := fca.WriteLattice(out, formats[i], ctx, lat); err != nil {
 					return fmt.Errorf("drawing %s: %v", f.outs[i], err)
 				}

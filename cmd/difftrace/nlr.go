@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/trace"
@@ -57,7 +58,7 @@ of its 16 iterations shows 7.`,
 			}
 			// The output first: an -o that cannot be written fails before
 			// the work.
-			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
+			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}

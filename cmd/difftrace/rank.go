@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -12,9 +11,11 @@ import (
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
+	"github.com/difftrace/difftrace/session"
 )
 
 type rankFlags struct {
@@ -101,7 +102,7 @@ without repeating them.`,
 			}
 			// The output first: an -o that cannot be written fails before
 			// the sweep.
-			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
+			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}
@@ -121,11 +122,11 @@ without repeating them.`,
 			if err := out.Commit(); err != nil || f.noSession {
 				return err
 			}
-			s, err := f.session(args, rk)
+			s, err := session.New(args[0], args[1], f.alsoNormal, f.custom, f.exactPolling, rk)
 			if err != nil {
 				return err
 			}
-			return saveSession(s, rk, cmd.ErrOrStderr())
+			return session.Save(s, rk, cmd.ErrOrStderr(), "pass --no-session")
 		},
 	}
 	f.registerGrid(cmd)
@@ -261,42 +262,8 @@ func linkageNames(ms []cluster.Method) []string {
 	return out
 }
 
-// session returns what diffnlr needs to follow this ranking.
-func (f *rankFlags) session(args []string, rk *rank.Ranking) (*session, error) {
-	s := &session{Schema: sessionSchema, Filters: rk.Filters, Custom: f.custom, Ks: rk.Ks, Attrs: rk.Attrs, Linkages: rk.Links}
-	var err error
-	if s.Normal, err = filepath.Abs(args[0]); err != nil {
-		return nil, err
-	}
-	if s.Faulty, err = filepath.Abs(args[1]); err != nil {
-		return nil, err
-	}
-	for _, d := range f.alsoNormal {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return nil, err
-		}
-		s.AlsoNormal = append(s.AlsoNormal, abs)
-	}
-	s.ExactPolling = f.exactPolling
-	if best, ok := rk.Best(); ok {
-		s.Best = &best
-	}
-	s.Suggestion = rk.Suggestion
-	if len(rk.ThreadVotes) > 0 {
-		s.TopThread = rk.ThreadVotes[0].ID.String()
-	}
-	if len(rk.ProcessVotes) > 0 {
-		s.TopProcess = rk.ProcessVotes[0].ID.String()
-	}
-	return s, nil
-}
-
 // rankFormats are rank's --format values.
 var rankFormats = map[string]report.Format{"table": report.Text, "json": report.JSON, "csv": report.CSV}
-
-// viewWhy says which rows a suggested view comes from.
-func viewWhy(v *rank.View) string { return report.ViewWhy(v) }
 
 // joinInts writes K values as "10,50".
 func joinInts(ks []int) string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/hang"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/trace"
@@ -83,7 +84,7 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	// The output first: an -o that cannot be written fails before the
 	// sweep.
-	out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
+	out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
 	if err != nil {
 		return err
 	}

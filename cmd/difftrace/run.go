@@ -8,11 +8,11 @@ import (
 
 	"github.com/difftrace/difftrace/parlot"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/progress"
 	"github.com/difftrace/difftrace/summary"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -119,39 +119,19 @@ func notSummary(cmd *cobra.Command, dir string) error {
 // when it is a terminal, while the run's traces are decoded. done removes
 // the bar.
 func (f *readFlags) openWithProgress(cmd *cobra.Command, dir string) (run *decode.Run, done func(), err error) {
-	var bar *progressbar.ProgressBar
-	opts := decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}
-	stderr := cmd.ErrOrStderr()
-	if isTerminal(stderr) {
-		opts.Progress = func() {
-			if bar != nil {
-				bar.Add(1)
-			}
-		}
-	}
+	bars := progress.New(cmd.ErrOrStderr())
 	if err := notSummary(cmd, dir); err != nil {
 		return nil, nil, err
 	}
 	if err := waitRecorded(cmd, dir); err != nil {
 		return nil, nil, err
 	}
-	run, err = decode.Open(dir, f.table(), opts)
+	run, err = decode.Open(dir, f.table(), decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms, Progress: bars.Step})
 	if err != nil {
 		return nil, nil, err
 	}
-	if opts.Progress != nil && len(run.Traces()) > 1 {
-		bar = progressbar.NewOptions(len(run.Traces()),
-			progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription("decoding traces"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish())
-	}
-	return run, func() {
-		if bar != nil {
-			bar.Finish()
-		}
-	}, nil
+	bars.Begin("decoding traces", len(run.Traces()))
+	return run, bars.End, nil
 }
 
 // completeRunDir completes a run-directory argument with directory names.

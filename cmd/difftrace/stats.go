@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -61,7 +62,7 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 			}
 			// The output first: an -o that cannot be written fails before
 			// the work.
-			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
+			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}
@@ -73,7 +74,7 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 			}
 			doc := report.NewStats(run.Dir, decode.GroupStats(ids, stats, level), level, run, f.edges, f.top)
 			if err := report.Write(out, doc, report.Options{Format: statsFormats[f.format]}); err != nil {
-				return fmt.Errorf("writing %s: %w", out.name(), err)
+				return fmt.Errorf("writing %s: %w", out.Name(), err)
 			}
 			return out.Commit()
 		},
