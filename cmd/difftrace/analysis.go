@@ -1,6 +1,7 @@
 package main
 
 import (
+	"embed"
 	"fmt"
 	"strings"
 
@@ -146,4 +147,20 @@ func filterHelp() string {
 		fmt.Fprintf(&b, "  %-12s %s\n", p[0], p[1])
 	}
 	return b.String()
+}
+
+// helpTexts are the commands' long help texts, help/NAME.txt: prose read
+// and edited as text, apart from the flags and calls of the commands.
+//
+//go:embed help/*.txt
+var helpTexts embed.FS
+
+// help returns the long help of the command name, with the list of filter
+// presets where the text says {{filters}}.
+func help(name string) string {
+	b, err := helpTexts.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic(err) // the texts are compiled in: a missing one is a bug
+	}
+	return strings.ReplaceAll(strings.TrimSuffix(string(b), "\n"), "{{filters}}", filterHelp())
 }

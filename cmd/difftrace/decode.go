@@ -28,25 +28,7 @@ func newDecodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "decode RUN | decode --raw FILE",
 		Short: "Print traces as call/return listings, or a call stack at one event",
-		Long: `decode prints the full call/return listing of the traces of a run, with
-image:function names, in one of these formats (the image is a file name:
-the program's as this run recorded it, or a library's, e.g.
-oddeven:main, libmpi.so.40:MPI_Send; directories are left out, as they are
-when runs are compared):
-
-  tree  one line per event, indented by call depth: "> f" enters f, "< f"
-        leaves it; a trace that ends inside calls (a killed or hung thread)
-        ends with the calls still open
-  flat  tab-separated columns: trace, event, depth, call|return, image, function
-  json  JSON Lines: one object per event
-  u16   the raw ParLOT values of one trace (per-process function IDs at entries,
-        0 at exits) as little-endian uint16: the decoded file, byte for byte
-
---stack-at N prints the call stack while event N (from 0) of one trace
-happens: the open calls, outermost first.
-
---raw FILE decodes one ParLOT trace file without its run directory or .info
-table; only --format u16 applies.`,
+		Long:  help("decode"),
 		Example: `  difftrace decode testdata/parlot/oddeven4
   difftrace decode testdata/parlot/oddeven4 --trace 2.0 --format flat
   difftrace decode faulty/ --trace 5.0 --stack-at 120345

@@ -37,35 +37,7 @@ func newDiffNLRCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diffnlr TRACE [-o FILE]",
 		Short: "Show how one trace or process changed between the normal and the faulty run",
-		Long: `diffnlr diffs the nested-loop representation (NLR) of one trace in the
-normal run against the same trace in the faulty run (the DiffTrace
-dissertation, §3.2.7.1): a Myers diff with one token per NLR element, so
-"L1^16" against "L1^7, L0^9" is one change (Figs 3.5–3.7). TRACE is P.T (thread T of process P) or P:
-every thread of process P, each diffed on its own, one after the other
-(threads run concurrently, so no order joins them); a process with one
-thread is that thread.
-
-It prints the diff like a unified diff: "  " in both runs, "- " only in the
-normal run, "+ " only in the faulty run, and "<- faulty trace ends here"
-where a faulty trace that ends differently stopped (a hang shows there).
-Loops are written L1^7 (loop L1 ran 7 times); the loop bodies follow the
-diff. Colours (blue normal, red faulty) are used when standard output is a
-terminal, or as --color says (NO_COLOR turns the automatic colours off).
-
--o FILE draws the picture, the format from the name: .svg, .png or .dot (the
-Graphviz source); repeat -o for several. -o FILE.json writes the diff as data
-instead: each thread's first difference and whole diff, with full names. A green stem holds what both runs
-did, blue boxes on the left what only the normal run did, red boxes on the
-right what only the faulty run did; the legend lists the loop bodies. SVG
-and PNG are drawn by difftrace-draw, the Graphviz helper installed beside
-difftrace.
-
-By default the runs, the filter and K are those of the best-ranked
-combination (lowest B-score) that "difftrace rank" saved in .difftrace/ of the
-current directory. --normal and --faulty name the runs instead (the session
-is then not read; the filter defaults to mpi and K to 10); --filter and --k
-override. Long diffs are abridged: --context, --changed, --changes, or --full
-to show everything.`,
+		Long:  help("diffnlr"),
 		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
   difftrace diffnlr 5
   difftrace diffnlr 5 -o diffnlr-5.svg -o diffnlr-5.png

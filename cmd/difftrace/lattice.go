@@ -22,20 +22,7 @@ func newLatticeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]...",
 		Short: "Draw the concept lattice of a run's traces (Hasse diagram)",
-		Long: `lattice turns each trace's NLR into attributes and builds the concept lattice
-of the run's formal context with Godin's incremental algorithm (the DiffTrace
-dissertation, §3.2.5, §3.3.2, Fig. 3.3). The picture is a Hasse diagram: the top concept
-holds every trace and the attributes all of them share; going down, each
-concept adds the attributes shown on it (blue) and is where the traces shown
-on it (yellow) have exactly its attributes.
-
-Without -o, the formal context (a cross table like Table 3.4) and the
-concepts are listed on standard output. With -o, the file's extension picks
-the format: .svg, .png or .dot (Graphviz source); repeat -o for several.
-
-Attribute modes: sing (each top-level entry of the NLR) or doub (each pair of
-consecutive entries), each with noFreq (presence), actual (entry:frequency)
-or log10 (entry:⌊log10 frequency⌋).`,
+		Long:  help("lattice"),
 		Example: `  difftrace lattice testdata/runs/oddeven4-normal --filter mpi --attrs sing.noFreq
   difftrace lattice testdata/runs/oddeven4-normal --filter mpi -o lattice.svg
   difftrace lattice faulty/ --filter omp.crit+mem --attrs doub.log10 --level process -o lattice.png`,

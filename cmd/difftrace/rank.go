@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -41,49 +40,7 @@ func newRankCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rank NORMAL FAULTY",
 		Short: "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
-		Long: `rank compares a normal and a faulty run of the same program (the DiffTrace
-dissertation, §3.2.6, §3.3.3): for every combination of filter × K × attribute mode × linkage it
-builds both runs' Jaccard similarity matrices, JSM_D = |JSM_faulty −
-JSM_normal|, clusters each run's traces (distance 1 − JSM) and scores how
-much the clustering changed with the B-score B_k (Fowlkes–Mallows; 1 = the
-same clustering, lower = the bug changed it more; k = the number of distinct
-attribute sets in the normal run, clipped to [2, n−1]).
-
-The table lists the combinations by ascending B-score, like Tables 3.6–3.9 of
-the DiffTrace dissertation, each with its top processes and threads: the ones whose JSM_D
-rows changed most. A trace's score is the mean change of its similarity to
-every other trace; the suspects are those scoring at least half the highest
-score (--suspect-share sets another share), most changed first (equal
-scores: the one whose loop iterations changed more first). Processes are
-analysed with their threads' attributes merged (the union). The consensus
-closes the table: which trace was first (most suspicious) in how many
-combinations, and in how many it was listed.
-
-The default grid: every filter preset that keeps calls in these runs (a
-preset that keeps the same calls as an earlier one is left out), K = 10,
-the six attribute modes, and the linkages ward, average, complete and
-single. --custom adds a regular expression to every filter. Filter presets:
-
-` + filterHelp() + `
-Real programs vary from run to run by themselves: receives from any source,
-dynamic schedules, work stealing, polling. Polling never counts (a stretch of
-MPI_Test, MPI_Iprobe, poll or sched_yield calls reads as its calls once
-each; --exact-polling counts them). For the rest, record the normal run two
-or more times and give the others with --also-normal: what differs between
-the normal runs is noise — a count that varies carries no frequency, an
-attribute that comes and goes is left out, and a faulty trace that made the
-same calls as in any normal run did nothing new. With three normal runs or
-more, each trace also gets a noise floor (how much a normal run still
-differs after learning from the others), and is a suspect only where its
-change is at least twice its floor; the table shows the top thread's score
-and floor.
-
-Any run may be given as its summary (difftrace summarize, which reads a large
-run in parallel under the MPI launcher): the ranking is the same.
-
-rank remembers the runs and parameters in .difftrace/ (session.json and
-ranking.json, in the current directory), so "difftrace diffnlr 5" can follow
-without repeating them.`,
+		Long:  help("rank"),
 		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
   difftrace diffnlr 5
   difftrace rank normal/ faulty/ --filters mpi,omp.crit+mem --custom CPU_Exec --attrs sing.noFreq,doub.log10
@@ -264,15 +221,6 @@ func linkageNames(ms []cluster.Method) []string {
 
 // rankFormats are rank's --format values.
 var rankFormats = map[string]report.Format{"table": report.Text, "json": report.JSON, "csv": report.CSV}
-
-// joinInts writes K values as "10,50".
-func joinInts(ks []int) string {
-	var s []string
-	for _, k := range ks {
-		s = append(s, strconv.Itoa(k))
-	}
-	return strings.Join(s, ",")
-}
 
 // completeRunDirs completes two run-directory arguments.
 func completeRunDirs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {

@@ -28,14 +28,7 @@ func newStatsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stats RUN",
 		Short: "Count calls per function and caller→callee edges, per thread, process or program",
-		Long: `stats counts how often each function was called and, with --edges, how often
-each caller called each callee (calls made with no caller, the outermost
-frames, have the caller "(root)"). Counts are per thread, per process (its
-threads together) or per program (every trace together), sorted by count,
-most first, then by name.
-
-Traces are streamed in parallel: memory grows with the distinct functions
-and edges, not with the events, so runs larger than memory can be counted.`,
+		Long:  help("stats"),
 		Example: `  difftrace stats testdata/parlot/oddeven4
   difftrace stats testdata/parlot/oddeven4 --by program --edges
   difftrace stats faulty/ --by thread --trace 5 --format csv -o faulty5.csv
