@@ -9,8 +9,8 @@ import (
 
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/internal/progress"
-	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -39,7 +39,7 @@ func (f *analysisFlags) registerAttrs(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.attrs, "attrs", "a", "sing.noFreq",
 		"attributes of a trace: sing or doub (single entries or consecutive pairs) . noFreq, actual or log10 (frequency)")
 	cmd.Flags().StringVar(&f.level, "level", "thread", "objects of the analysis: thread (each trace) or process (its threads' attributes merged)")
-	completeWords(cmd, "attrs", attrModes()...)
+	completeWords(cmd, "attrs", rank.Names(fca.Modes())...)
 	completeWords(cmd, "level", "thread", "process")
 }
 
@@ -51,8 +51,8 @@ func (f *analysisFlags) parse() (*filters.Filter, fca.Mode, rank.Level, error) {
 	if err != nil {
 		return nil, mode, level, fmt.Errorf("--filter: %v", err)
 	}
-	if f.k < 1 || f.k > nlr.MaxK {
-		return nil, mode, level, fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", f.k, nlr.MaxK)
+	if err := rank.CheckK(f.k); err != nil {
+		return nil, mode, level, param.Flags(err, gridFlags)
 	}
 	if f.attrs != "" {
 		if mode, err = fca.ParseMode(f.attrs); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/difftrace/difftrace/cluster"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/session"
 )
 
@@ -63,9 +64,9 @@ func filterSpecs(cmd *cobra.Command, flag string) {
 	})
 }
 
-func attrModes() []string { return modeNames(fca.Modes()) }
+func attrModes() []string { return rank.Names(fca.Modes()) }
 
-func linkages() []string { return append(linkageNames(cluster.Methods()), "all") }
+func linkages() []string { return append(rank.Names(cluster.Methods()), "all") }
 
 // completeSuspects completes diffnlr's TRACE with the suspects of the
 // session rank left in the current directory, most suspicious first.

@@ -10,7 +10,8 @@ import (
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/internal/outfile"
-	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/internal/param"
+	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -94,8 +95,8 @@ func (f *hangFlags) check() (*filters.Filter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--filter: %v", err)
 	}
-	if f.k < 1 || f.k > nlr.MaxK {
-		return nil, fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", f.k, nlr.MaxK)
+	if err := rank.CheckK(f.k); err != nil {
+		return nil, param.Flags(err, gridFlags)
 	}
 	if f.format != "text" && f.format != "json" {
 		return nil, fmt.Errorf("--format %s: give text or json", f.format)

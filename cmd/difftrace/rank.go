@@ -2,16 +2,13 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/cluster"
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/internal/outfile"
-	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/session"
@@ -108,8 +105,8 @@ func (f *rankFlags) registerGrid(cmd *cobra.Command) {
 		"another normal run of the program (repeat for more): what changes between the normal runs is noise, and a trace is a suspect only where it changed clearly more than that")
 	fl.StringSliceVar(&f.filters, "filters", nil, "filters to sweep, comma-separated (default: every preset that keeps calls in these runs)")
 	fl.IntSliceVar(&f.ks, "k", rank.DefaultKs, "values of K (longest loop body) to sweep")
-	fl.StringSliceVar(&f.attrs, "attrs", modeNames(fca.Modes()), "attribute modes to sweep")
-	fl.StringSliceVar(&f.linkages, "linkage", linkageNames(rank.DefaultLinkages),
+	fl.StringSliceVar(&f.attrs, "attrs", rank.Names(fca.Modes()), "attribute modes to sweep")
+	fl.StringSliceVar(&f.linkages, "linkage", rank.Names(rank.DefaultLinkages),
 		"linkages to sweep: single, complete, average, weighted, centroid, median, ward, or all")
 	fl.StringVar(&f.custom, "custom", "", "a regular expression of function names added to every filter (e.g. CPU_Exec)")
 	fl.Float64Var(&f.suspectShare, "suspect-share", rank.SuspectShare,
@@ -138,86 +135,12 @@ func (f *rankFlags) parse() (rank.Grid, report.Format, error) {
 
 // grid checks the flags of the grid and builds it.
 func (f *rankFlags) grid() (rank.Grid, error) {
-	var g rank.Grid
-	var err error
-	if !(f.suspectShare > 0 && f.suspectShare <= 1) {
-		return g, fmt.Errorf("--suspect-share %g: want a share of the highest score above 0 and at most 1 (0.5 is the default)", f.suspectShare)
-	}
-	g.SuspectShare = f.suspectShare
-	if len(f.filters) == 0 {
-		if g.Filters, err = rank.DefaultFilters(f.custom); err != nil {
-			return g, fmt.Errorf("--custom: %v", err)
-		}
-		g.Prune = true
-	}
-	for _, spec := range f.filters {
-		flt, err := filters.Parse(rank.WithCustom(strings.TrimSpace(spec), f.custom))
-		if err != nil {
-			return g, fmt.Errorf("--filters: %v", err)
-		}
-		g.Filters = append(g.Filters, flt)
-	}
-	for _, k := range f.ks {
-		if k < 1 || k > nlr.MaxK {
-			return g, fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", k, nlr.MaxK)
-		}
-		g.Ks = appendNew(g.Ks, k)
-	}
-	for _, a := range f.attrs {
-		m, err := fca.ParseMode(strings.TrimSpace(a))
-		if err != nil {
-			return g, fmt.Errorf("--attrs: %v", err)
-		}
-		g.Modes = appendNew(g.Modes, m)
-	}
-	for _, l := range f.linkages {
-		if strings.EqualFold(strings.TrimSpace(l), "all") {
-			for _, m := range cluster.Methods() {
-				g.Linkages = appendNew(g.Linkages, m)
-			}
-			continue
-		}
-		m, err := cluster.ParseMethod(strings.TrimSpace(l))
-		if err != nil {
-			return g, fmt.Errorf("--linkage %q: want %s, or all", l, strings.Join(linkageNames(cluster.Methods()), ", "))
-		}
-		g.Linkages = appendNew(g.Linkages, m)
-	}
-	switch {
-	case len(g.Ks) == 0:
-		return g, fmt.Errorf("--k: give at least one value")
-	case len(g.Modes) == 0:
-		return g, fmt.Errorf("--attrs: give at least one mode")
-	case len(g.Linkages) == 0:
-		return g, fmt.Errorf("--linkage: give at least one linkage")
-	}
-	return g, nil
+	g, err := rank.GridSpec{Filters: f.filters, Custom: f.custom, Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages, SuspectShare: f.suspectShare}.Grid()
+	return g, param.Flags(err, gridFlags)
 }
 
-func appendNew[T comparable](s []T, v T) []T {
-	for _, x := range s {
-		if x == v {
-			return s
-		}
-	}
-	return append(s, v)
-}
-
-func modeNames(ms []fca.Mode) []string {
-	var out []string
-	for _, m := range ms {
-		out = append(out, m.String())
-	}
-	return out
-}
-
-func linkageNames(ms []cluster.Method) []string {
-	var out []string
-	for _, m := range ms {
-		out = append(out, m.String())
-	}
-	return out
-}
+// gridFlags are the flags of rank.GridSpec's parameters.
+var gridFlags = map[string]string{"filters": "--filters", "custom": "--custom", "K": "--k", "attrs": "--attrs", "linkage": "--linkage", "suspect share": "--suspect-share"}
 
 // rankFormats are rank's --format values.
 var rankFormats = map[string]report.Format{"table": report.Text, "json": report.JSON, "csv": report.CSV}
