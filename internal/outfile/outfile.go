@@ -7,6 +7,7 @@ package outfile
 
 import (
 	"bufio"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/difftrace/difftrace/internal/atomicfile"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // File is one output: standard output, or a file committed whole.
@@ -151,4 +153,37 @@ func insideInput(path string, inputs []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Write writes one output whole through Create: write fills it, through
+// gzip (its fastest level) when compress is set and the path ends in .gz.
+// A file written is reported on stderr, its name escaped
+// (trace.Printable); errors name the output.
+func Write(path string, stdout, stderr io.Writer, inputs []string, compress bool, write func(io.Writer) error) error {
+	out, err := Create(path, stdout, inputs...)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	var w io.Writer = out
+	var gz *gzip.Writer
+	if compress && strings.HasSuffix(path, ".gz") {
+		gz, _ = gzip.NewWriterLevel(out, gzip.BestSpeed)
+		w = gz
+	}
+	if err := write(w); err != nil {
+		return fmt.Errorf("%s: %w", out.Name(), err)
+	}
+	if gz != nil {
+		if err := gz.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", out.Name(), err)
+		}
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	if path != "-" {
+		fmt.Fprintf(stderr, "wrote %s\n", trace.Printable(path))
+	}
+	return nil
 }
