@@ -1,6 +1,7 @@
 package main
 
 import (
+	"embed"
 	"fmt"
 	"strings"
 
@@ -8,7 +9,8 @@ import (
 
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/internal/param"
+	"github.com/difftrace/difftrace/internal/progress"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -37,7 +39,7 @@ func (f *analysisFlags) registerAttrs(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.attrs, "attrs", "a", "sing.noFreq",
 		"attributes of a trace: sing or doub (single entries or consecutive pairs) . noFreq, actual or log10 (frequency)")
 	cmd.Flags().StringVar(&f.level, "level", "thread", "objects of the analysis: thread (each trace) or process (its threads' attributes merged)")
-	completeWords(cmd, "attrs", attrModes()...)
+	completeWords(cmd, "attrs", rank.Names(fca.Modes())...)
 	completeWords(cmd, "level", "thread", "process")
 }
 
@@ -49,8 +51,8 @@ func (f *analysisFlags) parse() (*filters.Filter, fca.Mode, rank.Level, error) {
 	if err != nil {
 		return nil, mode, level, fmt.Errorf("--filter: %v", err)
 	}
-	if f.k < 1 || f.k > nlr.MaxK {
-		return nil, mode, level, fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", f.k, nlr.MaxK)
+	if err := rank.CheckK(f.k); err != nil {
+		return nil, mode, level, param.Flags(err, gridFlags)
 	}
 	if f.attrs != "" {
 		if mode, err = fca.ParseMode(f.attrs); err != nil {
@@ -72,8 +74,8 @@ func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*rank.Com
 		return nil, err
 	}
 	opts := rank.Options{MaxEvents: f.maxEvents, Unrelated: f.force, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms}
-	if p := newProgress(cmd.ErrOrStderr()); p != nil {
-		opts.Progress = p
+	if bars := progress.New(cmd.ErrOrStderr()); bars != nil {
+		opts.Progress = bars
 	}
 	c, err := rank.Open(dirs, opts)
 	if err != nil {
@@ -145,4 +147,20 @@ func filterHelp() string {
 		fmt.Fprintf(&b, "  %-12s %s\n", p[0], p[1])
 	}
 	return b.String()
+}
+
+// helpTexts are the commands' long help texts, help/NAME.txt: prose read
+// and edited as text, apart from the flags and calls of the commands.
+//
+//go:embed help/*.txt
+var helpTexts embed.FS
+
+// help returns the long help of the command name, with the list of filter
+// presets where the text says {{filters}}.
+func help(name string) string {
+	b, err := helpTexts.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic(err) // the texts are compiled in: a missing one is a bug
+	}
+	return strings.ReplaceAll(strings.TrimSuffix(string(b), "\n"), "{{filters}}", filterHelp())
 }

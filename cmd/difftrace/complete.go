@@ -8,6 +8,8 @@ import (
 	"github.com/difftrace/difftrace/cluster"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/session"
 )
 
 // Shell completion of flag values and of diffnlr's trace argument (the
@@ -62,9 +64,9 @@ func filterSpecs(cmd *cobra.Command, flag string) {
 	})
 }
 
-func attrModes() []string { return modeNames(fca.Modes()) }
+func attrModes() []string { return rank.Names(fca.Modes()) }
 
-func linkages() []string { return append(linkageNames(cluster.Methods()), "all") }
+func linkages() []string { return append(rank.Names(cluster.Methods()), "all") }
 
 // completeSuspects completes diffnlr's TRACE with the suspects of the
 // session rank left in the current directory, most suspicious first.
@@ -72,7 +74,7 @@ func completeSuspects(cmd *cobra.Command, args []string, _ string) ([]string, co
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	s, err := loadSession()
+	s, err := session.Load(readFix)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/outfile"
 )
 
 type convertFlags struct {
@@ -25,56 +26,7 @@ func newConvertCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "convert [--from u16|uftrace] IN... -o OUT | convert --to chrome|pprof RUN -o OUT",
 		Short: "Write ParLOT traces from other forms of a trace, or a run for Perfetto and pprof",
-		Long: `convert writes ParLOT traces (LZa3|ZE, byte for byte as the original tool
-writes them) from traces in another form:
-
-  u16      a raw sequence of little-endian uint16 values: a function ID at
-           every entry, 0 at every exit (what "decode --format u16" prints);
-           IN is one file, OUT one ParLOT trace file
-  uftrace  uftrace data directories (uftrace record -d DIR); OUT is a run
-           directory: every traced process becomes a rank, in the order the
-           directories are given, every thread a trace (0 the main thread,
-           then creation order), with run.json. Directories whose names end
-           in distinct numbers (uftrace.0 … uftrace.15, one per MPI rank)
-           give their programs those ranks, whatever the order (a shell
-           sorts uftrace.10 before uftrace.2), as does one directory that
-           holds them; processes they forked are then left out. --rank
-           numbers them in the order given instead.
-
-A directory IN is taken as a uftrace recording unless --from says otherwise.
-
---to goes the other way: it writes a run (a run directory, or a summary
-whose run is at hand) for the viewers users already have:
-
-  chrome   Chrome trace-event JSON for Perfetto UI (ui.perfetto.dev) and
-           chrome://tracing: a track per thread (pid = rank + 1, tid =
-           thread + 1, named "rank R" and "thread T"), a slice per call,
-           nested as the calls were. ParLOT traces hold no timestamps:
-           time is the event's index in its trace (each entry and exit
-           one microsecond), so ts N is event N of "decode --stack-at N",
-           and every trace is a clock of its own. Calls still open where a trace ends (a hang) end one tick
-           after its last event, marked unfinished. -o NAME.json.gz is
-           compressed. When the JSON would be larger than --split-size
-           (default 1G before compression, about what a browser tab
-           loads), each rank goes to a file of its own,
-           NAME.rank-N.json[.gz], and stderr names them.
-           --diff NORMAL FAULTY TRACE writes trace TRACE (P.T, or P for
-           every thread of process P) of both runs as two processes,
-           "normal rank P" and "faulty rank P", shifted so that the first
-           event where they differ lies at one time, marked by an instant
-           event "first difference".
-  pprof    a pprof profile of call paths per thread, for go tool pprof:
-           sample types calls (times each call path was entered, the
-           default) and events (event ticks spent in it), labels rank and
-           thread (-tagfocus=rank=3). Compare two runs' profiles with
-           go tool pprof -diff_base normal.pb.gz faulty.pb.gz.
-
---filter SPEC shows only the calls a filter keeps (the presets of "rank
---help", joined by "+"), nested among themselves; the calls it hides keep
-their events' time. --trace chooses traces.
-
-Outputs are written under temporary names and renamed into place when
-complete, so a failure leaves no partial file.`,
+		Long:  help("convert"),
 		Example: `  difftrace convert --from u16 loops.u16 -o trace.0.0
   difftrace decode --raw trace.0.0 --format u16 | cmp - loops.u16
   uftrace record -P . ./app && difftrace convert uftrace.data -o run
@@ -137,7 +89,7 @@ func convertU16(inPath, outPath string) error {
 	if size%2 != 0 {
 		return &record.OddU16Error{Name: inPath, Size: size}
 	}
-	out, err := createOutput(outPath, nil, inPath)
+	out, err := outfile.Create(outPath, nil, inPath)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"compress/gzip"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +11,9 @@ import (
 	"github.com/difftrace/difftrace/export/chrome"
 	"github.com/difftrace/difftrace/export/pprof"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/outfile"
+	"github.com/difftrace/difftrace/internal/progress"
+	"github.com/difftrace/difftrace/internal/units"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/summary"
 	"github.com/difftrace/difftrace/trace"
@@ -26,12 +26,12 @@ type exportFlags struct {
 	filter    string
 	traces    string
 	diff      bool
-	splitSize byteSize
+	splitSize units.Bytes
 }
 
 func (f *exportFlags) register(cmd *cobra.Command) {
 	f.readFlags.register(cmd)
-	f.splitSize = byteSize(chrome.SplitSize)
+	f.splitSize = units.Bytes(chrome.SplitSize)
 	cmd.Flags().StringVar(&f.to, "to", "", "write a run in another form: chrome (trace-event JSON for Perfetto and chrome://tracing) or pprof (call-path counts)")
 	cmd.Flags().StringVar(&f.filter, "filter", "", `--to: show only the calls a filter keeps, e.g. mpi or mpi+omp.crit+cust=CPU_Exec (see "difftrace rank --help" for the presets); every call when empty`)
 	completeJoined(cmd, "filter", "+", filterTerms)
@@ -83,28 +83,35 @@ func runExport(cmd *cobra.Command, f *exportFlags, args []string, out string) er
 	if err != nil {
 		return err
 	}
+	bars := progress.New(cmd.ErrOrStderr())
+	defer bars.End()
 	if f.to == "pprof" {
-		return exportPprof(cmd, run, ids, keeper(flt, tab), filterSpec(flt), out)
+		if out == "-" && outfile.IsTerminal(cmd.OutOrStdout()) {
+			return fmt.Errorf("refusing to write a binary profile to a terminal; redirect standard output to a file or use -o FILE")
+		}
+		comments := []string{"run: " + run.Dir}
+		if flt != nil {
+			comments = append(comments, "filter: "+flt.Name())
+		}
+		opts := pprof.Options{Keep: keeper(flt, tab), Comments: comments, Uncompressed: !strings.HasSuffix(out, ".gz"), Progress: bars.Step}
+		bars.Begin("counting call paths", len(ids))
+		return f.write(cmd, out, run.Dir, false, func(w io.Writer) error { return pprof.WriteRun(w, run, ids, opts) })
 	}
-	return exportChrome(cmd, f, run, ids, chrome.Options{Names: run, Keep: keeper(flt, tab), Metadata: chrome.Metadata(producer(), run.Dir, filterSpec(flt))}, out)
-}
-
-// exportChrome writes the timeline of traces ids of run to out, or, when
-// it would be larger than --split-size, to a file per rank.
-func exportChrome(cmd *cobra.Command, f *exportFlags, run *decode.Run, ids []trace.ID, opts chrome.Options, out string) error {
+	opts := chrome.Options{Names: run, Keep: keeper(flt, tab), Metadata: chrome.Metadata(producer(), run.Dir, filterSpec(flt)), Progress: bars.Step}
 	files := &chrome.Files{Paths: []string{out}, Traces: [][]trace.ID{ids}}
 	if out != "-" {
-		var err error
+		bars.Begin("sizing the timeline", len(ids))
 		if files, err = chrome.Split(run, ids, opts, out, int64(f.splitSize)); err != nil {
 			return err
 		}
+		bars.End()
 	}
 	if len(files.Paths) > 1 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "the JSON would be %s, more than --split-size %s: writing one file per rank\n", byteSize(files.Size), f.splitSize)
+		fmt.Fprintf(cmd.ErrOrStderr(), "the JSON would be %s, more than --split-size %s: writing one file per rank\n", units.Bytes(files.Size), f.splitSize)
 		// Every file may be written (no planted link, no directory in
 		// the way) before the first is.
 		for _, p := range files.Paths {
-			o, err := createOutput(p, nil, run.Dir)
+			o, err := outfile.Create(p, nil, run.Dir)
 			if err != nil {
 				return err
 			}
@@ -112,14 +119,18 @@ func exportChrome(cmd *cobra.Command, f *exportFlags, run *decode.Run, ids []tra
 		}
 	}
 	for i, path := range files.Paths {
-		err := writeExport(cmd, path, run.Dir, true, func(w io.Writer) error {
-			return chrome.WriteRun(w, run, files.Traces[i], opts)
-		})
-		if err != nil {
+		bars.Begin("writing "+trace.Printable(path), len(files.Traces[i]))
+		if err := f.write(cmd, path, run.Dir, true, func(w io.Writer) error { return chrome.WriteRun(w, run, files.Traces[i], opts) }); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// write writes one exported file (outfile.Write), gzip-compressed when
+// compress is set and its name ends in .gz.
+func (f *exportFlags) write(cmd *cobra.Command, path, input string, compress bool, write func(io.Writer) error) error {
+	return outfile.Write(path, cmd.OutOrStdout(), cmd.ErrOrStderr(), []string{input}, compress, write)
 }
 
 // exportDiff writes a chrome timeline of one trace of two runs.
@@ -139,7 +150,7 @@ func exportDiff(cmd *cobra.Command, f *exportFlags, flt *filters.Filter, args []
 	}
 	opts := chrome.Options{Names: normal, Keep: keeper(flt, tab), Metadata: chrome.DiffMetadata(producer(), normal.Dir, faulty.Dir, id, filterSpec(flt))}
 	var aligned []chrome.Alignment
-	err = writeExport(cmd, out, normal.Dir, true, func(w io.Writer) error {
+	err = f.write(cmd, out, normal.Dir, true, func(w io.Writer) error {
 		aligned, err = chrome.WriteDiff(w, normal, faulty, id, opts)
 		return err
 	})
@@ -153,52 +164,6 @@ func exportDiff(cmd *cobra.Command, f *exportFlags, flt *filters.Filter, args []
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "trace %s: first difference after %s in common, at normal event %d and faulty event %d: ts %d in the file\n",
 			a.Trace, report.Count(a.Common, "event"), a.Normal, a.Faulty, a.At)
-	}
-	return nil
-}
-
-// exportPprof writes the call paths of traces ids of run as a profile.
-func exportPprof(cmd *cobra.Command, run *decode.Run, ids []trace.ID, keep func(trace.Symbol) bool, filter, out string) error {
-	comments := []string{"run: " + run.Dir}
-	if filter != "" {
-		comments = append(comments, "filter: "+filter)
-	}
-	if out == "-" && isTerminal(cmd.OutOrStdout()) {
-		return fmt.Errorf("refusing to write a binary profile to a terminal; redirect standard output to a file or use -o FILE")
-	}
-	return writeExport(cmd, out, run.Dir, false, func(w io.Writer) error {
-		return pprof.WriteRun(w, run, ids, pprof.Options{Keep: keep, Comments: comments, Uncompressed: !strings.HasSuffix(out, ".gz")})
-	})
-}
-
-// writeExport writes one output file through createOutput (whole or not
-// at all, never through another user's link), gzip-compressed when
-// compress is set and its name ends in .gz, and says so on stderr.
-func writeExport(cmd *cobra.Command, path, input string, compress bool, write func(io.Writer) error) error {
-	out, err := createOutput(path, cmd.OutOrStdout(), input)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	var w io.Writer = out
-	var gz *gzip.Writer
-	if compress && strings.HasSuffix(path, ".gz") {
-		gz, _ = gzip.NewWriterLevel(out, gzip.BestSpeed)
-		w = gz
-	}
-	if err := write(w); err != nil {
-		return fmt.Errorf("%s: %w", out.name(), err)
-	}
-	if gz != nil {
-		if err := gz.Close(); err != nil {
-			return fmt.Errorf("writing %s: %w", out.name(), err)
-		}
-	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	if path != "-" {
-		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", trace.Printable(path))
 	}
 	return nil
 }
@@ -239,51 +204,4 @@ func (f *exportFlags) openRun(cmd *cobra.Command, dir string, tab *trace.Table) 
 		return nil, err
 	}
 	return decode.Open(dir, tab, opts)
-}
-
-// byteSize is a flag holding a number of bytes: 1073741824, 1G, 500M, 64K
-// (powers of 1024).
-type byteSize int64
-
-func (b byteSize) String() string {
-	for _, u := range []struct {
-		suffix string
-		size   int64
-	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
-		if b >= byteSize(u.size) && int64(b)%u.size == 0 {
-			return strconv.FormatInt(int64(b)/u.size, 10) + u.suffix
-		}
-	}
-	if b >= 10<<20 {
-		return fmt.Sprintf("%.1fG", float64(b)/(1<<30))
-	}
-	return strconv.FormatInt(int64(b), 10)
-}
-
-func (b *byteSize) Type() string { return "size" }
-
-func (b *byteSize) Set(s string) error {
-	mult := int64(1)
-	num := strings.TrimSpace(s)
-	if n := len(num); n > 0 {
-		switch strings.ToUpper(num[n-1:]) {
-		case "K":
-			mult = 1 << 10
-		case "M":
-			mult = 1 << 20
-		case "G":
-			mult = 1 << 30
-		case "T":
-			mult = 1 << 40
-		}
-		if mult > 1 {
-			num = num[:n-1]
-		}
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v <= 0 || v*float64(mult) >= math.MaxInt64 {
-		return fmt.Errorf("want a size in bytes, such as 1G, 500M or 65536")
-	}
-	*b = byteSize(v * float64(mult))
-	return nil
 }

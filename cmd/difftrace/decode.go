@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/parlot"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/trace"
@@ -27,25 +28,7 @@ func newDecodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "decode RUN | decode --raw FILE",
 		Short: "Print traces as call/return listings, or a call stack at one event",
-		Long: `decode prints the full call/return listing of the traces of a run, with
-image:function names, in one of these formats (the image is a file name:
-the program's as this run recorded it, or a library's, e.g.
-oddeven:main, libmpi.so.40:MPI_Send; directories are left out, as they are
-when runs are compared):
-
-  tree  one line per event, indented by call depth: "> f" enters f, "< f"
-        leaves it; a trace that ends inside calls (a killed or hung thread)
-        ends with the calls still open
-  flat  tab-separated columns: trace, event, depth, call|return, image, function
-  json  JSON Lines: one object per event
-  u16   the raw ParLOT values of one trace (per-process function IDs at entries,
-        0 at exits) as little-endian uint16: the decoded file, byte for byte
-
---stack-at N prints the call stack while event N (from 0) of one trace
-happens: the open calls, outermost first.
-
---raw FILE decodes one ParLOT trace file without its run directory or .info
-table; only --format u16 applies.`,
+		Long:  help("decode"),
 		Example: `  difftrace decode testdata/parlot/oddeven4
   difftrace decode testdata/parlot/oddeven4 --trace 2.0 --format flat
   difftrace decode faulty/ --trace 5.0 --stack-at 120345
@@ -102,10 +85,10 @@ func decodeRaw(cmd *cobra.Command, f *decodeFlags) error {
 // writeU16 decodes src to the output as raw values. info and funcs, when
 // set, make the reader check IDs against the function table.
 func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, funcs int, info string) error {
-	if f.out == "" && isTerminal(cmd.OutOrStdout()) {
+	if f.out == "" && outfile.IsTerminal(cmd.OutOrStdout()) {
 		return fmt.Errorf("refusing to write binary values to a terminal; redirect standard output to a file or use -o FILE")
 	}
-	out, err := createOutput(f.out, cmd.OutOrStdout(), name)
+	out, err := outfile.Create(f.out, cmd.OutOrStdout(), name)
 	if err != nil {
 		return err
 	}
@@ -121,12 +104,12 @@ func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, fu
 }
 
 // namedErrors names the output in the errors writing to it.
-type namedErrors struct{ out *output }
+type namedErrors struct{ out *outfile.File }
 
 func (o namedErrors) Write(b []byte) (int, error) {
 	n, err := o.out.Write(b)
 	if err != nil {
-		err = fmt.Errorf("writing %s: %v", o.out.name(), err)
+		err = fmt.Errorf("writing %s: %v", o.out.Name(), err)
 	}
 	return n, err
 }
@@ -172,7 +155,7 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 		defer in.Close()
 		return writeU16(cmd, f, in, t.Path, t.Proc.Funcs, t.Proc.Info)
 	}
-	out, err := createOutput(f.out, cmd.OutOrStdout(), run.Dir)
+	out, err := outfile.Create(f.out, cmd.OutOrStdout(), run.Dir)
 	if err != nil {
 		return err
 	}
@@ -192,7 +175,7 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 	if err != nil {
 		return err
 	}
-	out, err := createOutput(f.out, cmd.OutOrStdout(), run.Dir)
+	out, err := outfile.Create(f.out, cmd.OutOrStdout(), run.Dir)
 	if err != nil {
 		return err
 	}
@@ -202,7 +185,7 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 		return errors.New("--stack-at prints tree/flat text or json, not " + f.format)
 	}
 	if err := report.Write(out, report.NewStack(run, id, ev, frames), report.Options{Format: format}); err != nil {
-		return fmt.Errorf("writing %s: %w", out.name(), err)
+		return fmt.Errorf("writing %s: %w", out.Name(), err)
 	}
 	return out.Commit()
 }

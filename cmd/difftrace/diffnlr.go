@@ -12,9 +12,11 @@ import (
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
+	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -38,35 +40,7 @@ func newDiffNLRCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diffnlr TRACE [-o FILE]",
 		Short: "Show how one trace or process changed between the normal and the faulty run",
-		Long: `diffnlr diffs the nested-loop representation (NLR) of one trace in the
-normal run against the same trace in the faulty run (the DiffTrace
-dissertation, §3.2.7.1): a Myers diff with one token per NLR element, so
-"L1^16" against "L1^7, L0^9" is one change (Figs 3.5–3.7). TRACE is P.T (thread T of process P) or P:
-every thread of process P, each diffed on its own, one after the other
-(threads run concurrently, so no order joins them); a process with one
-thread is that thread.
-
-It prints the diff like a unified diff: "  " in both runs, "- " only in the
-normal run, "+ " only in the faulty run, and "<- faulty trace ends here"
-where a faulty trace that ends differently stopped (a hang shows there).
-Loops are written L1^7 (loop L1 ran 7 times); the loop bodies follow the
-diff. Colours (blue normal, red faulty) are used when standard output is a
-terminal, or as --color says (NO_COLOR turns the automatic colours off).
-
--o FILE draws the picture, the format from the name: .svg, .png or .dot (the
-Graphviz source); repeat -o for several. -o FILE.json writes the diff as data
-instead: each thread's first difference and whole diff, with full names. A green stem holds what both runs
-did, blue boxes on the left what only the normal run did, red boxes on the
-right what only the faulty run did; the legend lists the loop bodies. SVG
-and PNG are drawn by difftrace-draw, the Graphviz helper installed beside
-difftrace.
-
-By default the runs, the filter and K are those of the best-ranked
-combination (lowest B-score) that "difftrace rank" saved in .difftrace/ of the
-current directory. --normal and --faulty name the runs instead (the session
-is then not read; the filter defaults to mpi and K to 10); --filter and --k
-override. Long diffs are abridged: --context, --changed, --changes, or --full
-to show everything.`,
+		Long:  help("diffnlr"),
 		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
   difftrace diffnlr 5
   difftrace diffnlr 5 -o diffnlr-5.svg -o diffnlr-5.png
@@ -134,7 +108,7 @@ func (f *diffNLRFlags) colorOn(w io.Writer) (bool, error) {
 	case "never":
 		return false, nil
 	case "auto":
-		return os.Getenv("NO_COLOR") == "" && isTerminal(w), nil
+		return os.Getenv("NO_COLOR") == "" && outfile.IsTerminal(w), nil
 	}
 	return false, fmt.Errorf("--color %q: want auto, always or never", f.color)
 }
@@ -142,7 +116,7 @@ func (f *diffNLRFlags) colorOn(w io.Writer) (bool, error) {
 // params settles the runs, the filter and K: from the flags, else from the
 // session rank saved, else the defaults. It returns where they came from,
 // for the header, and the session when neither --filter nor --k was given:
-// the view is then picked for the trace (pickView).
+// the view is then picked for the trace (session.Pick).
 func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string, pick *picking, err error) {
 	switch {
 	case f.normal != "" && f.faulty != "":
@@ -156,7 +130,7 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 	case f.normal != "" || f.faulty != "":
 		return nil, "", nil, fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
 	default:
-		s, rk, err := loadSessionAndRanking(cmd.ErrOrStderr())
+		s, rk, err := session.LoadWithRanking(cmd.ErrOrStderr(), readFix)
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -167,7 +141,7 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 		bestFilter, bestK := "mpi", 10
 		if s.Best != nil {
 			bestFilter, bestK = s.Best.Filter, s.Best.K
-			source = fmt.Sprintf("best-ranked in %s, B-score %.3f", filepath.Join(sessionDir, sessionFile), s.Best.BScore)
+			source = fmt.Sprintf("best-ranked in %s, B-score %.3f", session.Path, s.Best.BScore)
 		}
 		if f.filter == "" {
 			f.filter = bestFilter
@@ -176,7 +150,7 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 			f.k = bestK
 		}
 		if cmd.Flags().Changed("filter") || cmd.Flags().Changed("k") || s.Best == nil {
-			source = "runs from " + filepath.Join(sessionDir, sessionFile)
+			source = "runs from " + session.Path
 		} else {
 			pick = &picking{s, rk}
 		}
@@ -184,51 +158,14 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string,
 	return dirs, source, pick, nil
 }
 
-// picking is what pickView chooses from: the session and its ranking, read
-// together.
-type picking struct {
-	s  *session
-	rk *rank.Ranking
-}
+// readFix is the way round a session that cannot be read.
+const readFix = "give --normal and --faulty"
 
-// pickView chooses the filter and K for the diffNLR of id when no flag
-// named them: the view rank suggested for id, or for another trace the one
-// rank.Suggest picks over the saved ranking's rows (the shortest non-empty
-// diff among the rows where id is the top suspect, …). When no filter
-// shows id changed, the best-ranked row's stays, and the note says so.
-func (f *diffNLRFlags) pickView(c *rank.Comparison, p *picking, id trace.ID) (source, note string, err error) {
-	file := filepath.Join(sessionDir, sessionFile)
-	s, rk := p.s, p.rk
-	v := s.Suggestion
-	if v == nil || v.Trace != id {
-		fold := func(specs []string, ks []int) ([]*rank.NLR, error) {
-			fs := make([]*filters.Filter, len(specs))
-			for i, spec := range specs {
-				if fs[i], err = filters.Parse(spec); err != nil {
-					return nil, fmt.Errorf("%s: filter %q: %v (run difftrace rank again)", file, spec, err)
-				}
-			}
-			return c.Recognize(fs, ks)
-		}
-		broadest := ""
-		if len(rk.Filters) > 0 {
-			broadest = rk.Filters[len(rk.Filters)-1]
-		}
-		found, ok, err := rank.Suggest(rk.Rows, id, broadest, fold)
-		if err != nil {
-			return "", "", err
-		}
-		if !ok {
-			return fmt.Sprintf("best-ranked in %s, B-score %.3f", file, s.Best.BScore),
-				fmt.Sprintf("no filter of the ranking shows a change in the calls of %s; its similarity to the other traces changed, not its own calls", id), nil
-		}
-		v = &found
-	}
-	f.filter, f.k = v.Filter, v.K
-	if v.Why == "stopped" {
-		return "the hang analysis's first suspect, which made the calls of its normal run and stopped inside the last one", "", nil
-	}
-	return fmt.Sprintf("the clearest diff among the ranking's rows where %s is %s", id, viewWhy(v)), "", nil
+// picking is what session.Pick chooses from: the session and its ranking,
+// read together.
+type picking struct {
+	s  *session.Session
+	rk *rank.Ranking
 }
 
 func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
@@ -265,7 +202,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	for _, r := range n.Comparison().Runs {
 		inputs = append(inputs, r.Dir)
 	}
-	return writeOutputs(cmd.ErrOrStderr(), f.outputs, inputs, func(i int, out *output) error {
+	return outfile.WriteAll(cmd.ErrOrStderr(), f.outputs, inputs, func(i int, out *outfile.File) error {
 		if formats[i] == jsonFormat {
 			return report.Write(out, doc, report.Options{Format: report.JSON})
 		}
@@ -310,12 +247,13 @@ func (f *diffNLRFlags) view(cmd *cobra.Command, id trace.ID) (*rank.NLR, string,
 		return nil, "", err
 	}
 	if pick != nil {
-		var note string
-		if source, note, err = f.pickView(c, pick, id); err != nil {
+		p, err := pick.s.Pick(c, pick.rk, id)
+		if err != nil {
 			return nil, "", err
 		}
-		if note != "" {
-			printNotes(cmd, []string{note})
+		f.filter, f.k, source = p.Filter, p.K, p.Source
+		if p.Note != "" {
+			printNotes(cmd, []string{p.Note})
 		}
 	}
 	flt, _, _, err := f.parse()

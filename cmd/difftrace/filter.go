@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
@@ -21,14 +22,7 @@ func newFilterCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "filter RUN --filter SPEC",
 		Short: "List the calls a filter keeps in each trace",
-		Long: `filter decodes the traces of a run and lists, per trace, the calls a filter
-keeps (the DiffTrace dissertation, §3.2.3, Table 3.1): the sequence that nested-loop
-recognition folds next. Returns are dropped unless the spec says ret.
-
-A spec is one or more terms joined by "+", kept as a union:
-
-` + filterHelp() + `
---format count prints one line per trace with the number of calls kept.`,
+		Long:  help("filter"),
 		Example: `  difftrace filter testdata/runs/oddeven4-normal --filter mpi
   difftrace filter testdata/runs/ilcs-normal --filter omp.crit+mem --trace 6.4
   difftrace filter faulty/ --filter mpi.col+cust=CPU_Exec --format count`,
@@ -54,7 +48,7 @@ A spec is one or more terms joined by "+", kept as a union:
 			}
 			// The output first: an -o that cannot be written fails before
 			// the work.
-			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
+			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}

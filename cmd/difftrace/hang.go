@@ -9,7 +9,9 @@ import (
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
-	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/internal/outfile"
+	"github.com/difftrace/difftrace/internal/param"
+	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -25,34 +27,7 @@ func newHangCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hang RUN [NORMAL] [-o classes.svg|.png|.dot|.json]...",
 		Short: "Say where the ranks of a hung run stopped, how far each got, and whom to suspect",
-		Long: `hang reads a run in which some ranks did not exit normally (run.json says so:
-a --timeout, a crash, MPI_Abort, the launcher ending the job) and answers four
-questions:
-
-  classes   where did each trace stop: traces grouped by the call stack they
-            ended in, as a call-prefix tree with compact rank lists
-            ([0-1,3-5]), as STAT draws a hung job;
-  progress  how far did each get: its calls under --filter, the iteration of
-            the loop its end is in, and, given the NORMAL run, how much of
-            that run's calls it made before it parted from it or stopped;
-            least-progressed first;
-  waits     who waited for whom: the MPI call each blocked rank was in and
-            the ranks it waited for, and the cycles among them (for MPI
-            programs recorded by capture, whose MPI wrapper notes them);
-  suspects  whom to look at first, each with one line of reason. First the
-            ranks the waits lead to: one that went on without the send or
-            receive a peer waits for, or ranks that wait for each other.
-            Then, given the NORMAL run, the traces that did something their
-            normal run did not before they stopped (the others only
-            stopped: they wait for the culprit); without either, the traces
-            that got least far and those that ended where no peer did.
-
-A run in which every rank exited with status 0 gives "no hang: every rank
-exited normally" and exit status 0.
-
-With -o, the file's extension picks the output: .svg, .png or .dot draws the
-classes' tree, .json writes the whole report (classes, progress, wait_for,
-suspects).`,
+		Long:  help("hang"),
 		Example: `  difftrace hang testdata/runs/stencil-skipbug testdata/runs/stencil-normal
   difftrace hang dlbug/ -o classes.svg
   difftrace hang faulty/ normal/ --format json`,
@@ -90,7 +65,7 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	printNotes(cmd, c.Notes())
 	doc := &report.HangAnalysis{Analysis: rep, Rows: f.rows}
-	out, err := createOutput("", cmd.OutOrStdout())
+	out, err := outfile.Create("", cmd.OutOrStdout())
 	if err != nil {
 		return err
 	}
@@ -100,7 +75,7 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 	if err := out.Commit(); err != nil {
 		return err
 	}
-	return writeOutputs(cmd.ErrOrStderr(), f.outs, args, func(i int, o *output) error {
+	return outfile.WriteAll(cmd.ErrOrStderr(), f.outs, args, func(i int, o *outfile.File) error {
 		if hasExt(f.outs[i], ".json") {
 			return report.Write(o, doc, report.Options{Format: report.JSON})
 		}
@@ -120,8 +95,8 @@ func (f *hangFlags) check() (*filters.Filter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--filter: %v", err)
 	}
-	if f.k < 1 || f.k > nlr.MaxK {
-		return nil, fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", f.k, nlr.MaxK)
+	if err := rank.CheckK(f.k); err != nil {
+		return nil, param.Flags(err, gridFlags)
 	}
 	if f.format != "text" && f.format != "json" {
 		return nil, fmt.Errorf("--format %s: give text or json", f.format)

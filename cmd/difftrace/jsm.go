@@ -9,6 +9,7 @@ import (
 
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -22,18 +23,7 @@ func newJSMCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "jsm RUN [RUN2] --filter SPEC --attrs MODE [-o jsm.png|.svg|.csv]...",
 		Short: "Jaccard similarity matrices of the traces, and their difference between two runs",
-		Long: `jsm computes the pairwise Jaccard similarity of the traces' attribute sets,
-read off the concept lattice (the DiffTrace dissertation, §3.2.5, Fig. 3.4): 1 for traces with
-the same attributes, 0 for traces with none in common. With two runs it
-shows JSM_normal, JSM_faulty and JSM_D = |JSM_faulty − JSM_normal| side by
-side (§3.2.6): the rows of JSM_D that light up belong to the traces the bug
-changed. Both runs use the same trace IDs (the union of the runs'); a trace
-missing from one run counts there as a trace with no attributes.
-
-With -o the extension picks the output: .png or .svg (heatmaps sharing one
-colour scale) or .csv (the matrices, one row per trace, preceded by the
-matrix name with two runs); repeat -o for several. Without -o the matrices
-are printed as text.`,
+		Long:  help("jsm"),
 		Example: `  difftrace jsm testdata/runs/oddeven4-normal --filter mpi -o jsm.png
   difftrace jsm testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug --filter mpi -o jsm.png
   difftrace jsm normal/ faulty/ --filter omp.crit+mem --attrs sing.log10 -o jsm.csv -o jsm.svg`,
@@ -58,13 +48,13 @@ are printed as text.`,
 			}
 			doc := report.NewJSM(sim, flt.Name(), f.k, mode)
 			if len(f.outs) == 0 {
-				out, _ := createOutput("", cmd.OutOrStdout())
+				out, _ := outfile.Create("", cmd.OutOrStdout())
 				if err := report.Write(out, doc, report.Options{}); err != nil {
 					return err
 				}
 				return out.Commit()
 			}
-			return writeOutputs(cmd.ErrOrStderr(), f.outs, args, func(i int, out *output) error {
+			return outfile.WriteAll(cmd.ErrOrStderr(), f.outs, args, func(i int, out *outfile.File) error {
 				return writeJSM(out, f.outs[i], exts[i], doc)
 			})
 		},
@@ -81,7 +71,7 @@ are printed as text.`,
 
 // writeJSM writes the matrices to out, the file path, in the format its
 // extension ext (lower case) names: heatmaps for .png and .svg, else CSV.
-func writeJSM(out *output, path, ext string, doc *report.JSM) error {
+func writeJSM(out *outfile.File, path, ext string, doc *report.JSM) error {
 	switch ext {
 	case ".png", ".svg":
 		format := draw.PNG

@@ -7,6 +7,7 @@ import (
 
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
@@ -21,20 +22,7 @@ func newLatticeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]...",
 		Short: "Draw the concept lattice of a run's traces (Hasse diagram)",
-		Long: `lattice turns each trace's NLR into attributes and builds the concept lattice
-of the run's formal context with Godin's incremental algorithm (the DiffTrace
-dissertation, §3.2.5, §3.3.2, Fig. 3.3). The picture is a Hasse diagram: the top concept
-holds every trace and the attributes all of them share; going down, each
-concept adds the attributes shown on it (blue) and is where the traces shown
-on it (yellow) have exactly its attributes.
-
-Without -o, the formal context (a cross table like Table 3.4) and the
-concepts are listed on standard output. With -o, the file's extension picks
-the format: .svg, .png or .dot (Graphviz source); repeat -o for several.
-
-Attribute modes: sing (each top-level entry of the NLR) or doub (each pair of
-consecutive entries), each with noFreq (presence), actual (entry:frequency)
-or log10 (entry:⌊log10 frequency⌋).`,
+		Long:  help("lattice"),
 		Example: `  difftrace lattice testdata/runs/oddeven4-normal --filter mpi --attrs sing.noFreq
   difftrace lattice testdata/runs/oddeven4-normal --filter mpi -o lattice.svg
   difftrace lattice faulty/ --filter omp.crit+mem --attrs doub.log10 --level process -o lattice.png`,
@@ -61,7 +49,7 @@ or log10 (entry:⌊log10 frequency⌋).`,
 					args[0], flt.Name(), mode, sim.JSM[rank.Normal].Notice())
 			}
 			if len(f.outs) == 0 {
-				out, err := createOutput("", cmd.OutOrStdout())
+				out, err := outfile.Create("", cmd.OutOrStdout())
 				if err != nil {
 					return err
 				}
@@ -74,7 +62,7 @@ or log10 (entry:⌊log10 frequency⌋).`,
 				return fmt.Errorf("the lattice has %d concepts, more than the %d a readable diagram can show; narrow the filter, use noFreq attributes or --level process",
 					lat.Len(), fca.MaxDrawnConcepts)
 			}
-			return writeOutputs(cmd.ErrOrStderr(), f.outs, args[:1], func(i int, out *output) error {
+			return outfile.WriteAll(cmd.ErrOrStderr(), f.outs, args[:1], func(i int, out *outfile.File) error {
 				if err := fca.WriteLattice(out, formats[i], ctx, lat); err != nil {
 					return fmt.Errorf("drawing %s: %v", f.outs[i], err)
 				}

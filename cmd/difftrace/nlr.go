@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/trace"
@@ -24,15 +25,7 @@ func newNLRCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "nlr RUN [RUN2] --filter SPEC [--k 10]",
 		Short: "Fold each trace's loops into its nested-loop representation (L0^4)",
-		Long: `nlr filters every trace of one run, or of a normal and a faulty run, and
-folds repeated blocks of calls into loops (nested-loop recognition, the DiffTrace
-dissertation, §3.2.4 and §3.3.1): "MPI_Init, L0^4, MPI_Finalize" with L0 = [MPI_Send,
-MPI_Recv]. Loops are found in all traces of both runs with one loop table, so
-L0 means the same body everywhere; the legend lists the bodies used.
-
-K bounds the length of a loop body. ITER counts the loop iterations a trace
-completed (a loop inside a loop counts each time): a rank that hung after 7
-of its 16 iterations shows 7.`,
+		Long:  help("nlr"),
 		Example: `  difftrace nlr testdata/runs/oddeven4-normal --filter mpi
   difftrace nlr testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug --filter mpi --trace 5
   difftrace nlr normal/ faulty/ --filter omp.crit+mem --k 20 --format json`,
@@ -57,7 +50,7 @@ of its 16 iterations shows 7.`,
 			}
 			// The output first: an -o that cannot be written fails before
 			// the work.
-			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
+			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/difftrace/difftrace/session"
 )
 
 // A task farm (examples/farm.c) varies by itself: the master takes results
@@ -177,7 +179,7 @@ func TestRankNoClearSuspect(t *testing.T) {
 		Suggestion *json.RawMessage `json:"suggestion"`
 		TopThread  string           `json:"top_thread"`
 	}
-	data, err := os.ReadFile(filepath.Join(work, sessionDir, sessionFile))
+	data, err := os.ReadFile(filepath.Join(work, session.Path))
 	if err != nil {
 		t.Fatal(err)
 	}

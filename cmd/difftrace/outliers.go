@@ -7,30 +7,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/trace"
 )
-
-// oneRunHelp is the part of rank's help about one run.
-const oneRunHelp = `
-Given one run alone (when there is no normal run: the bug shows only at
-scale, on the production input, or once), rank compares its traces with one
-another instead. Under each filter, K and attribute mode the traces fall into
-behaviour classes (the same attribute set); traces of one position — inner
-ranks, the first rank, the last rank, main threads, worker threads — are
-peers, which an SPMD program has do the same thing. A trace alone in its
-class whose peers mostly share theirs stands apart: it is listed, with the
-height at which it joins the rest in the row's dendrogram (distance 1 − JSM,
-per linkage) and its nearest class-mate. A class of the first or the last
-rank, of main threads, or a trace without peers is a role (rank 0 doing I/O,
-boundary ranks with one neighbour fewer, a farm's master), named as such and
-never a suspect. The consensus counts in how many combinations each trace
-stood apart first; the leaders are diffed against their nearest class-mate
-(difftrace diffnlr TRACE --against PEER --faulty RUN). Progress shows the
-iterations each trace reached in its position's main loop, and who lags; a
-run that hung gets the hang analysis too. No session is saved for one run.
-`
 
 // runOne ranks the traces of one run against one another.
 func (f *rankFlags) runOne(cmd *cobra.Command, dir string) error {
@@ -45,7 +26,7 @@ func (f *rankFlags) runOne(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return err
 	}
-	out, err := createOutput(f.out, cmd.OutOrStdout(), dir)
+	out, err := outfile.Create(f.out, cmd.OutOrStdout(), dir)
 	if err != nil {
 		return err
 	}
@@ -111,7 +92,7 @@ func (f *diffNLRFlags) runAgainst(cmd *cobra.Command, id trace.ID) error {
 	if len(d.Empty) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: filter %s keeps no call of %s or %s; try another --filter\n", flt.Name(), id, against)
 	}
-	return writeOutputs(cmd.ErrOrStderr(), f.outputs, []string{f.faulty}, func(i int, out *output) error {
+	return outfile.WriteAll(cmd.ErrOrStderr(), f.outputs, []string{f.faulty}, func(i int, out *outfile.File) error {
 		if formats[i] == jsonFormat {
 			return report.Write(out, doc, report.Options{Format: report.JSON})
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/difftrace/difftrace/session"
 )
 
 const outlierRuns = "../../testdata/outliers"
@@ -45,8 +47,8 @@ func TestRankOneRun(t *testing.T) {
 			t.Errorf("%v lacks %q:\n%s", suggested, w, diff)
 		}
 	}
-	if _, err := os.Stat(sessionDir); err == nil {
-		t.Errorf("rank of one run left a session in %s", sessionDir)
+	if _, err := os.Stat(session.Dir); err == nil {
+		t.Errorf("rank of one run left a session in %s", session.Dir)
 	}
 
 	// JSON has every row and the suspects; CSV one line per row and suspect.

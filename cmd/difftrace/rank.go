@@ -2,19 +2,16 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/cluster"
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
-	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/internal/outfile"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
+	"github.com/difftrace/difftrace/session"
 )
 
 type rankFlags struct {
@@ -40,50 +37,7 @@ func newRankCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rank NORMAL FAULTY | rank RUN",
 		Short: "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
-		Long: `rank compares a normal and a faulty run of the same program (the DiffTrace
-dissertation, §3.2.6, §3.3.3): for every combination of filter × K × attribute mode × linkage it
-builds both runs' Jaccard similarity matrices, JSM_D = |JSM_faulty −
-JSM_normal|, clusters each run's traces (distance 1 − JSM) and scores how
-much the clustering changed with the B-score B_k (Fowlkes–Mallows; 1 = the
-same clustering, lower = the bug changed it more; k = the number of distinct
-attribute sets in the normal run, clipped to [2, n−1]).
-
-The table lists the combinations by ascending B-score, like Tables 3.6–3.9 of
-the DiffTrace dissertation, each with its top processes and threads: the ones whose JSM_D
-rows changed most. A trace's score is the mean change of its similarity to
-every other trace; the suspects are those scoring at least half the highest
-score (--suspect-share sets another share), most changed first (equal
-scores: the one whose loop iterations changed more first). Processes are
-analysed with their threads' attributes merged (the union). The consensus
-closes the table: which trace was first (most suspicious) in how many
-combinations, and in how many it was listed.
-
-The default grid: every filter preset that keeps calls in these runs (a
-preset that keeps the same calls as an earlier one is left out), K = 10,
-the six attribute modes, and the linkages ward, average, complete and
-single. --custom adds a regular expression to every filter. Filter presets:
-
-` + filterHelp() + `
-Real programs vary from run to run by themselves: receives from any source,
-dynamic schedules, work stealing, polling. Polling never counts (a stretch of
-MPI_Test, MPI_Iprobe, poll or sched_yield calls reads as its calls once
-each; --exact-polling counts them). For the rest, record the normal run two
-or more times and give the others with --also-normal: what differs between
-the normal runs is noise — a count that varies carries no frequency, an
-attribute that comes and goes is left out, and a faulty trace that made the
-same calls as in any normal run did nothing new. With three normal runs or
-more, each trace also gets a noise floor (how much a normal run still
-differs after learning from the others), and is a suspect only where its
-change is at least twice its floor; the table shows the top thread's score
-and floor.
-
-Any run may be given as its summary (difftrace summarize, which reads a large
-run in parallel under the MPI launcher): the ranking is the same.
-
-rank remembers the runs and parameters in .difftrace/ (session.json and
-ranking.json, in the current directory), so "difftrace diffnlr 5" can follow
-without repeating them.
-` + oneRunHelp,
+		Long:  help("rank"),
 		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
   difftrace diffnlr 5
   difftrace rank normal/ faulty/ --filters mpi,omp.crit+mem --custom CPU_Exec --attrs sing.noFreq,doub.log10
@@ -106,7 +60,7 @@ without repeating them.
 			}
 			// The output first: an -o that cannot be written fails before
 			// the sweep.
-			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
+			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}
@@ -126,11 +80,11 @@ without repeating them.
 			if err := out.Commit(); err != nil || f.noSession {
 				return err
 			}
-			s, err := f.session(args, rk)
+			s, err := session.New(args[0], args[1], f.alsoNormal, f.custom, f.exactPolling, rk)
 			if err != nil {
 				return err
 			}
-			return saveSession(s, rk, cmd.ErrOrStderr())
+			return session.Save(s, rk, cmd.ErrOrStderr(), "pass --no-session")
 		},
 	}
 	f.registerGrid(cmd)
@@ -155,8 +109,8 @@ func (f *rankFlags) registerGrid(cmd *cobra.Command) {
 		"another normal run of the program (repeat for more): what changes between the normal runs is noise, and a trace is a suspect only where it changed clearly more than that")
 	fl.StringSliceVar(&f.filters, "filters", nil, "filters to sweep, comma-separated (default: every preset that keeps calls in these runs)")
 	fl.IntSliceVar(&f.ks, "k", rank.DefaultKs, "values of K (longest loop body) to sweep")
-	fl.StringSliceVar(&f.attrs, "attrs", modeNames(fca.Modes()), "attribute modes to sweep")
-	fl.StringSliceVar(&f.linkages, "linkage", linkageNames(rank.DefaultLinkages),
+	fl.StringSliceVar(&f.attrs, "attrs", rank.Names(fca.Modes()), "attribute modes to sweep")
+	fl.StringSliceVar(&f.linkages, "linkage", rank.Names(rank.DefaultLinkages),
 		"linkages to sweep: single, complete, average, weighted, centroid, median, ward, or all")
 	fl.StringVar(&f.custom, "custom", "", "a regular expression of function names added to every filter (e.g. CPU_Exec)")
 	fl.Float64Var(&f.suspectShare, "suspect-share", rank.SuspectShare,
@@ -185,132 +139,15 @@ func (f *rankFlags) parse() (rank.Grid, report.Format, error) {
 
 // grid checks the flags of the grid and builds it.
 func (f *rankFlags) grid() (rank.Grid, error) {
-	var g rank.Grid
-	var err error
-	if !(f.suspectShare > 0 && f.suspectShare <= 1) {
-		return g, fmt.Errorf("--suspect-share %g: want a share of the highest score above 0 and at most 1 (0.5 is the default)", f.suspectShare)
-	}
-	g.SuspectShare = f.suspectShare
-	if len(f.filters) == 0 {
-		if g.Filters, err = rank.DefaultFilters(f.custom); err != nil {
-			return g, fmt.Errorf("--custom: %v", err)
-		}
-		g.Prune = true
-	}
-	for _, spec := range f.filters {
-		flt, err := filters.Parse(rank.WithCustom(strings.TrimSpace(spec), f.custom))
-		if err != nil {
-			return g, fmt.Errorf("--filters: %v", err)
-		}
-		g.Filters = append(g.Filters, flt)
-	}
-	for _, k := range f.ks {
-		if k < 1 || k > nlr.MaxK {
-			return g, fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", k, nlr.MaxK)
-		}
-		g.Ks = appendNew(g.Ks, k)
-	}
-	for _, a := range f.attrs {
-		m, err := fca.ParseMode(strings.TrimSpace(a))
-		if err != nil {
-			return g, fmt.Errorf("--attrs: %v", err)
-		}
-		g.Modes = appendNew(g.Modes, m)
-	}
-	for _, l := range f.linkages {
-		if strings.EqualFold(strings.TrimSpace(l), "all") {
-			for _, m := range cluster.Methods() {
-				g.Linkages = appendNew(g.Linkages, m)
-			}
-			continue
-		}
-		m, err := cluster.ParseMethod(strings.TrimSpace(l))
-		if err != nil {
-			return g, fmt.Errorf("--linkage %q: want %s, or all", l, strings.Join(linkageNames(cluster.Methods()), ", "))
-		}
-		g.Linkages = appendNew(g.Linkages, m)
-	}
-	switch {
-	case len(g.Ks) == 0:
-		return g, fmt.Errorf("--k: give at least one value")
-	case len(g.Modes) == 0:
-		return g, fmt.Errorf("--attrs: give at least one mode")
-	case len(g.Linkages) == 0:
-		return g, fmt.Errorf("--linkage: give at least one linkage")
-	}
-	return g, nil
+	g, err := rank.GridSpec{Filters: f.filters, Custom: f.custom, Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages, SuspectShare: f.suspectShare}.Grid()
+	return g, param.Flags(err, gridFlags)
 }
 
-func appendNew[T comparable](s []T, v T) []T {
-	for _, x := range s {
-		if x == v {
-			return s
-		}
-	}
-	return append(s, v)
-}
-
-func modeNames(ms []fca.Mode) []string {
-	var out []string
-	for _, m := range ms {
-		out = append(out, m.String())
-	}
-	return out
-}
-
-func linkageNames(ms []cluster.Method) []string {
-	var out []string
-	for _, m := range ms {
-		out = append(out, m.String())
-	}
-	return out
-}
-
-// session returns what diffnlr needs to follow this ranking.
-func (f *rankFlags) session(args []string, rk *rank.Ranking) (*session, error) {
-	s := &session{Schema: sessionSchema, Filters: rk.Filters, Custom: f.custom, Ks: rk.Ks, Attrs: rk.Attrs, Linkages: rk.Links}
-	var err error
-	if s.Normal, err = filepath.Abs(args[0]); err != nil {
-		return nil, err
-	}
-	if s.Faulty, err = filepath.Abs(args[1]); err != nil {
-		return nil, err
-	}
-	for _, d := range f.alsoNormal {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return nil, err
-		}
-		s.AlsoNormal = append(s.AlsoNormal, abs)
-	}
-	s.ExactPolling = f.exactPolling
-	if best, ok := rk.Best(); ok {
-		s.Best = &best
-	}
-	s.Suggestion = rk.Suggestion
-	if len(rk.ThreadVotes) > 0 {
-		s.TopThread = rk.ThreadVotes[0].ID.String()
-	}
-	if len(rk.ProcessVotes) > 0 {
-		s.TopProcess = rk.ProcessVotes[0].ID.String()
-	}
-	return s, nil
-}
+// gridFlags are the flags of rank.GridSpec's parameters.
+var gridFlags = map[string]string{"filters": "--filters", "custom": "--custom", "K": "--k", "attrs": "--attrs", "linkage": "--linkage", "suspect share": "--suspect-share"}
 
 // rankFormats are rank's --format values.
 var rankFormats = map[string]report.Format{"table": report.Text, "json": report.JSON, "csv": report.CSV}
-
-// viewWhy says which rows a suggested view comes from.
-func viewWhy(v *rank.View) string { return report.ViewWhy(v) }
-
-// joinInts writes K values as "10,50".
-func joinInts(ks []int) string {
-	var s []string
-	for _, k := range ks {
-		s = append(s, strconv.Itoa(k))
-	}
-	return strings.Join(s, ",")
-}
 
 // completeRunDirs completes two run-directory arguments.
 func completeRunDirs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {

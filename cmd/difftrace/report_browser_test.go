@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/difftrace/difftrace/internal/synth"
 	"github.com/difftrace/difftrace/internal/testenv"
 )
 
@@ -59,61 +62,7 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatalf("difftrace report: %s", r.stderr)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chrome),
-		chromedp.UserDataDir(filepath.Join(dir, "profile")),
-		chromedp.ProxyServer("127.0.0.1:9"),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.WindowSize(1280, 1000),
-	)
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses its sandbox to root
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancelTab := chromedp.NewContext(actx)
-	defer cancelTab()
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-
-	// The browser and its tab, listened to before anything loads.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting %s: %v", chrome, err)
-	}
-	var mu sync.Mutex
-	var requests, failures []string
-	err := chromedp.Listen(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *network.EventRequestWillBeSent:
-			requests = append(requests, e.Request.URL)
-		case *runtime.EventExceptionThrown:
-			failures = append(failures, "exception: "+e.ExceptionDetails.Text+" "+describe(e.ExceptionDetails.Exception))
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
-				failures = append(failures, fmt.Sprintf("console.%s: %s", e.Type, describeArgs(e.Args)))
-			}
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	offline := []*network.Conditions{{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}}
-	if _, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{MatchedNetworkConditions: offline}); err != nil {
-		t.Fatal(err)
-	}
-	url := "file://" + filepath.ToSlash(html)
-	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("#verdict"))); err != nil {
-		t.Fatal(err)
-	}
+	ctx, checkRequests := openPage(t, chrome, html, "#verdict")
 
 	// What rendered.
 	verdict := eval[string](t, ctx, `document.querySelector('#verdict').innerText`)
@@ -259,19 +208,156 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("after choosing the second diffNLR: %q shown", other)
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
-	for _, f := range failures {
-		t.Errorf("in the browser: %s", f)
+	checkRequests()
+}
+
+// openPage loads the page html in headless Chromium (chrome) from a
+// file:// URL with the network off (a proxy that does not exist, no name
+// resolves, the network emulated offline) and waits until the element
+// ready shows. checkRequests, called when the test is done with the page,
+// fails the test for every script error and every request that left the
+// page.
+func openPage(t *testing.T, chrome, html, ready string) (ctx context.Context, checkRequests func()) {
+	t.Helper()
+	dir := t.TempDir()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome),
+		chromedp.UserDataDir(filepath.Join(dir, "profile")),
+		chromedp.ProxyServer("127.0.0.1:9"),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.WindowSize(1280, 1000),
+	)
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses its sandbox to root
 	}
-	if len(requests) == 0 {
-		t.Error("no request seen at all: the network was not watched")
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	t.Cleanup(cancelTab)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(cancel)
+
+	// The browser and its tab, listened to before anything loads.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting %s: %v", chrome, err)
 	}
-	for _, u := range requests {
-		if u != url && !strings.HasPrefix(u, "data:") {
-			t.Errorf("the page requested %s", u)
+	var mu sync.Mutex
+	var requests, failures []string
+	err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			requests = append(requests, e.Request.URL)
+		case *runtime.EventExceptionThrown:
+			failures = append(failures, "exception: "+e.ExceptionDetails.Text+" "+describe(e.ExceptionDetails.Exception))
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				failures = append(failures, fmt.Sprintf("console.%s: %s", e.Type, describeArgs(e.Args)))
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	offline := []*network.Conditions{{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}}
+	if _, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{MatchedNetworkConditions: offline}); err != nil {
+		t.Fatal(err)
+	}
+	url := "file://" + filepath.ToSlash(html)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(ready))); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, func() {
+		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, f := range failures {
+			t.Errorf("in the browser: %s", f)
+		}
+		if len(requests) == 0 {
+			t.Error("no request seen at all: the network was not watched")
+		}
+		for _, u := range requests {
+			if u != url && !strings.HasPrefix(u, "data:") {
+				t.Errorf("the page requested %s", u)
+			}
 		}
 	}
+}
+
+// TestLargeReportInBrowser writes the page of a generated pair of 16,384
+// traces a run (internal/synth: 4,096 processes × 4 threads, the faulty
+// run with a race, a skipped exchange and a hang planted) over a narrow
+// grid, and opens it in headless Chromium with the network off: the
+// verdict names one of the planted traces, and the ranking table shows
+// its rows, the summarised matrices said so.
+func TestLargeReportInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes two runs of 16,384 traces and their page (-short)")
+	}
+	chrome := browser(t)
+	dir := memDir(t)
+	spec := synth.Spec{Procs: 4096, Threads: 4, Events: 100, Rows: 4, Seed: 1}
+	normal, faulty := filepath.Join(dir, "normal"), filepath.Join(dir, "faulty")
+	if _, err := synth.Write(normal, spec); err != nil {
+		t.Fatal(err)
+	}
+	spec.Faulty = true
+	spec.Bugs = synth.Plant(spec, synth.Race, synth.SkipPhase, synth.Hang)
+	if _, err := synth.Write(faulty, spec); err != nil {
+		t.Fatal(err)
+	}
+	var planted []string
+	for _, b := range spec.Bugs {
+		planted = append(planted, b.Trace().String(), strconv.Itoa(b.Proc))
+	}
+	html := filepath.Join(dir, "report.html")
+	r := difftrace(t, "report", normal, faulty, "--filters", "mpi", "--linkage", "ward", "--attrs", "sing.noFreq", "-o", html)
+	if r.code != 0 {
+		t.Fatalf("difftrace report: %s", r.stderr)
+	}
+	st, err := os.Stat(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the page of 16,384 traces a run: %d bytes", st.Size())
+
+	ctx, checkRequests := openPage(t, chrome, html, "#verdict")
+	verdict := eval[string](t, ctx, `document.querySelector('#verdict').innerText`)
+	if m := regexp.MustCompile(`Look at (?:trace|process) (\S+) first\.`).FindStringSubmatch(verdict); m == nil || !slices.Contains(planted, m[1]) {
+		t.Errorf("the verdict does not name a planted trace (%v):\n%s", planted, verdict)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('#rows tbody tr').length`); n != 1 {
+		t.Errorf("%d rows in the table, want the one combination swept", n)
+	}
+	if s := eval[string](t, ctx, `document.querySelector('#rows tbody tr').innerText`); !strings.Contains(s, "mpi") || !strings.Contains(s, "ward") {
+		t.Errorf("the table's row reads %q, want filter mpi and linkage ward", s)
+	}
+	if s := eval[string](t, ctx, `document.body.innerText`); !strings.Contains(s, "16384 threads") && !strings.Contains(s, "16,384") {
+		t.Errorf("the page does not say how many traces it compares")
+	}
+	checkRequests()
+}
+
+// memDir returns a temporary directory in memory (/dev/shm) where there is
+// one, else on disk: 2 × 16,384 trace files are written and read there, and
+// the test is about the page, not the disk.
+func memDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "difftrace-test-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 func ptrTo[T any](v T) *T { return &v }

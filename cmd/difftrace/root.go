@@ -18,11 +18,7 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "difftrace",
 		Short: "Find the threads and processes a bug changed, from whole-program call traces",
-		Long: `difftrace compares whole-program function-call traces (ParLOT format) of a
-good and a bad run of an MPI(+OpenMP) program: it filters the calls, folds
-loops (nested-loop recognition), clusters the traces by the similarity of
-their concept lattices, ranks the traces the bug changed most and draws how
-one of them changed (diffNLR).`,
+		Long:  help("difftrace"),
 		Example: `  mpirun -np 16 difftrace capture -o normal/ -- ./app
   mpirun -np 16 difftrace capture -o faulty/ -- ./app --bug
   difftrace rank normal/ faulty/

@@ -2,17 +2,16 @@ package main
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/difftrace/difftrace/parlot"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/progress"
+	"github.com/difftrace/difftrace/internal/units"
 	"github.com/difftrace/difftrace/summary"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -42,7 +41,7 @@ func (f *readFlags) registerForce(cmd *cobra.Command) {
 
 func (f *readFlags) register(cmd *cobra.Command) {
 	f.maxEvents = parlot.DefaultMaxEvents
-	cmd.Flags().Var((*eventCount)(&f.maxEvents), "max-events",
+	cmd.Flags().Var((*units.Count)(&f.maxEvents), "max-events",
 		"refuse a trace that decodes to more events than this, e.g. 1e10 (guards against files that claim billions)")
 	cmd.Flags().BoolVar(&f.mixedPrograms, "mixed-programs", false,
 		"read a run whose processes ran different programs (an MPMD job); by default such a run is refused, as traces copied in from another program")
@@ -55,26 +54,6 @@ func (f *readFlags) table() *trace.Table {
 	t := trace.NewTable()
 	t.ShowSignatures(f.signatures)
 	return t
-}
-
-// eventCount is a flag holding a number of events, written in full
-// (4000000000) or with an exponent (4e9).
-type eventCount uint64
-
-func (c *eventCount) String() string { return strconv.FormatUint(uint64(*c), 10) }
-func (c *eventCount) Type() string   { return "count" }
-
-func (c *eventCount) Set(s string) error {
-	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
-		*c = eventCount(v)
-		return nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 || v != math.Trunc(v) || v >= 1<<64 {
-		return fmt.Errorf("want a whole number of events, such as 4000000000 or 4e9")
-	}
-	*c = eventCount(v)
-	return nil
 }
 
 // open opens the run directory dir with a fresh symbol table.
@@ -119,39 +98,19 @@ func notSummary(cmd *cobra.Command, dir string) error {
 // when it is a terminal, while the run's traces are decoded. done removes
 // the bar.
 func (f *readFlags) openWithProgress(cmd *cobra.Command, dir string) (run *decode.Run, done func(), err error) {
-	var bar *progressbar.ProgressBar
-	opts := decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}
-	stderr := cmd.ErrOrStderr()
-	if isTerminal(stderr) {
-		opts.Progress = func() {
-			if bar != nil {
-				bar.Add(1)
-			}
-		}
-	}
+	bars := progress.New(cmd.ErrOrStderr())
 	if err := notSummary(cmd, dir); err != nil {
 		return nil, nil, err
 	}
 	if err := waitRecorded(cmd, dir); err != nil {
 		return nil, nil, err
 	}
-	run, err = decode.Open(dir, f.table(), opts)
+	run, err = decode.Open(dir, f.table(), decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms, Progress: bars.Step})
 	if err != nil {
 		return nil, nil, err
 	}
-	if opts.Progress != nil && len(run.Traces()) > 1 {
-		bar = progressbar.NewOptions(len(run.Traces()),
-			progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription("decoding traces"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish())
-	}
-	return run, func() {
-		if bar != nil {
-			bar.Finish()
-		}
-	}, nil
+	bars.Begin("decoding traces", len(run.Traces()))
+	return run, bars.End, nil
 }
 
 // completeRunDir completes a run-directory argument with directory names.

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -27,14 +28,7 @@ func newStatsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stats RUN",
 		Short: "Count calls per function and caller→callee edges, per thread, process or program",
-		Long: `stats counts how often each function was called and, with --edges, how often
-each caller called each callee (calls made with no caller, the outermost
-frames, have the caller "(root)"). Counts are per thread, per process (its
-threads together) or per program (every trace together), sorted by count,
-most first, then by name.
-
-Traces are streamed in parallel: memory grows with the distinct functions
-and edges, not with the events, so runs larger than memory can be counted.`,
+		Long:  help("stats"),
 		Example: `  difftrace stats testdata/parlot/oddeven4
   difftrace stats testdata/parlot/oddeven4 --by program --edges
   difftrace stats faulty/ --by thread --trace 5 --format csv -o faulty5.csv
@@ -61,7 +55,7 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 			}
 			// The output first: an -o that cannot be written fails before
 			// the work.
-			out, err := createOutput(f.out, cmd.OutOrStdout(), args...)
+			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
 			if err != nil {
 				return err
 			}
@@ -73,7 +67,7 @@ and edges, not with the events, so runs larger than memory can be counted.`,
 			}
 			doc := report.NewStats(run.Dir, decode.GroupStats(ids, stats, level), level, run, f.edges, f.top)
 			if err := report.Write(out, doc, report.Options{Format: statsFormats[f.format]}); err != nil {
-				return fmt.Errorf("writing %s: %w", out.name(), err)
+				return fmt.Errorf("writing %s: %w", out.Name(), err)
 			}
 			return out.Commit()
 		},

@@ -61,6 +61,9 @@ func AddRun(w *Writer, run *decode.Run, ids []trace.ID) error {
 		if err := addTrace(w, run, id, PID(id.Proc), 0); err != nil {
 			return err
 		}
+		if w.opts.Progress != nil {
+			w.opts.Progress()
+		}
 	}
 	return nil
 }
@@ -102,6 +105,9 @@ func Size(run *decode.Run, ids []trace.ID, opts Options) ([]int64, error) {
 			return err
 		}
 		sizes[i] = c.n
+		if opts.Progress != nil {
+			opts.Progress()
+		}
 		return nil
 	})
 	return sizes, err

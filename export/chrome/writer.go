@@ -39,6 +39,10 @@ type Options struct {
 	// keys (clock, unfinished, events, unfinished_slices, and what AddRun
 	// and AddDiff add), which it cannot replace.
 	Metadata map[string]any
+	// Progress, when set, is called each time AddRun has written a trace
+	// and each time Size has sized one, from any goroutine: for a
+	// progress bar.
+	Progress func()
 }
 
 // Scope is where an instant event is drawn.

@@ -43,6 +43,9 @@ type Options struct {
 	Comments []string
 	// Uncompressed writes the profile without gzip (pprof reads either).
 	Uncompressed bool
+	// Progress, when set, is called each time AddRun has counted a trace,
+	// from any goroutine: for a progress bar.
+	Progress func()
 }
 
 // Writer counts the call paths of traces and writes them as one profile
@@ -258,7 +261,13 @@ func AddRun(w *Writer, run *decode.Run, ids []trace.ID) error {
 		if err := run.Stream(id, t.Write); err != nil {
 			return fmt.Errorf("%s: trace %s: %w", run.Dir, id, err)
 		}
-		return t.Close()
+		if err := t.Close(); err != nil {
+			return err
+		}
+		if w.opts.Progress != nil {
+			w.opts.Progress()
+		}
+		return nil
 	})
 }
 

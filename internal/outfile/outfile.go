@@ -1,7 +1,13 @@
-package main
+// Package outfile is where a command writes its result: standard output,
+// or a file written under a temporary name and renamed into place only
+// when the command succeeds (internal/atomicfile), so that a failure never
+// leaves a half-written file or clobbers an old one, and an output never
+// lands on or inside one of the command's inputs.
+package outfile
 
 import (
 	"bufio"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -12,23 +18,21 @@ import (
 	"golang.org/x/term"
 
 	"github.com/difftrace/difftrace/internal/atomicfile"
+	"github.com/difftrace/difftrace/trace"
 )
 
-// output is where a command writes its result: standard output, or a file
-// that is written under a temporary name and renamed into place only when
-// the command succeeds, so a failure never leaves a half-written file or
-// clobbers an old one.
-type output struct {
+// File is one output: standard output, or a file committed whole.
+type File struct {
 	*bufio.Writer
 	f    *atomicfile.File // nil for standard output
 	path string
 }
 
-// createOutput opens path for writing ("" or "-" is stdout). It refuses to
-// write over any of the inputs.
-func createOutput(path string, stdout io.Writer, inputs ...string) (*output, error) {
+// Create opens path for writing ("" or "-" is stdout). It refuses to write
+// over any of the inputs, or inside one that is a directory.
+func Create(path string, stdout io.Writer, inputs ...string) (*File, error) {
 	if path == "" || path == "-" {
-		return &output{Writer: bufio.NewWriterSize(stdout, 256<<10)}, nil
+		return &File{Writer: bufio.NewWriterSize(stdout, 256<<10)}, nil
 	}
 	if st, err := os.Stat(path); err == nil {
 		if st.IsDir() {
@@ -55,14 +59,14 @@ func createOutput(path string, stdout io.Writer, inputs ...string) (*output, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot create the output: %w (check the directory exists and is writable)", path, err)
 	}
-	return &output{Writer: bufio.NewWriterSize(f, 256<<10), f: f, path: path}, nil
+	return &File{Writer: bufio.NewWriterSize(f, 256<<10), f: f, path: path}, nil
 }
 
 // Commit flushes the output and, for a file, renames it into place.
-func (o *output) Commit() error {
+func (o *File) Commit() error {
 	if err := o.Flush(); err != nil {
 		o.Abort()
-		return fmt.Errorf("writing %s: %w", o.name(), err)
+		return fmt.Errorf("writing %s: %w", o.Name(), err)
 	}
 	if o.f == nil {
 		return nil
@@ -77,26 +81,27 @@ func (o *output) Commit() error {
 
 // Abort discards a file output; the temporary file is removed and nothing
 // at the output path changes. It is a no-op after Commit.
-func (o *output) Abort() {
+func (o *File) Abort() {
 	if o.f != nil {
 		o.f.Abort()
 		o.f = nil
 	}
 }
 
-func (o *output) name() string {
+// Name is the output's name in messages: its path, or "standard output".
+func (o *File) Name() string {
 	if o.path == "" {
 		return "standard output"
 	}
 	return o.path
 }
 
-// writeOutputs writes each of the -o files paths in turn: write fills the
-// file (i is its place in paths) through createOutput, so it appears whole
-// or not at all, and each file written is reported on stderr.
-func writeOutputs(stderr io.Writer, paths, inputs []string, write func(i int, out *output) error) error {
+// WriteAll writes each of the files paths in turn: write fills the file
+// (i is its place in paths) through Create, so it appears whole or not at
+// all, and each file written is reported on stderr.
+func WriteAll(stderr io.Writer, paths, inputs []string, write func(i int, out *File) error) error {
 	for i, path := range paths {
-		out, err := createOutput(path, nil, inputs...)
+		out, err := Create(path, nil, inputs...)
 		if err != nil {
 			return err
 		}
@@ -112,8 +117,8 @@ func writeOutputs(stderr io.Writer, paths, inputs []string, write func(i int, ou
 	return nil
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a terminal.
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -148,4 +153,37 @@ func insideInput(path string, inputs []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Write writes one output whole through Create: write fills it, through
+// gzip (its fastest level) when compress is set and the path ends in .gz.
+// A file written is reported on stderr, its name escaped
+// (trace.Printable); errors name the output.
+func Write(path string, stdout, stderr io.Writer, inputs []string, compress bool, write func(io.Writer) error) error {
+	out, err := Create(path, stdout, inputs...)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	var w io.Writer = out
+	var gz *gzip.Writer
+	if compress && strings.HasSuffix(path, ".gz") {
+		gz, _ = gzip.NewWriterLevel(out, gzip.BestSpeed)
+		w = gz
+	}
+	if err := write(w); err != nil {
+		return fmt.Errorf("%s: %w", out.Name(), err)
+	}
+	if gz != nil {
+		if err := gz.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", out.Name(), err)
+		}
+	}
+	if err := out.Commit(); err != nil {
+		return err
+	}
+	if path != "-" {
+		fmt.Fprintf(stderr, "wrote %s\n", trace.Printable(path))
+	}
+	return nil
 }

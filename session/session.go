@@ -1,4 +1,8 @@
-package main
+// Package session is what "difftrace rank" remembers in .difftrace/ of the
+// current directory, so that "difftrace diffnlr 5" needs no repetition: the
+// runs, the grid, the best-ranked combination, the suggested view, and the
+// ranking itself. The directory is private to the user (internal/private).
+package session
 
 import (
 	"encoding/json"
@@ -10,25 +14,32 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/internal/private"
 	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/report"
+	"github.com/difftrace/difftrace/trace"
 )
 
-// sessionDir is where rank leaves its inputs, parameters and result for
-// later commands (diffnlr), in the current directory.
-const sessionDir = ".difftrace"
+// Dir is where rank leaves its inputs, parameters and result for later
+// commands (diffnlr), in the current directory.
+const Dir = ".difftrace"
 
+// The files of Dir, and the schema of File this package reads and writes.
 const (
-	sessionFile   = "session.json"
-	rankingFile   = "ranking.json"
-	sessionSchema = 1
+	File        = "session.json"
+	RankingFile = "ranking.json"
+	Schema      = 1
 )
 
-// session is what rank remembers so that "difftrace diffnlr 5" needs no
+// Path is the session's file, .difftrace/session.json.
+var Path = filepath.Join(Dir, File)
+
+// Session is what rank remembers so that "difftrace diffnlr 5" needs no
 // repetition: the runs (absolute paths), the grid, and the best-ranked
 // combination.
-type session struct {
+type Session struct {
 	Schema int    `json:"schema"`
 	Normal string `json:"normal"`
 	Faulty string `json:"faulty"`
@@ -60,27 +71,27 @@ type session struct {
 // temporary name renamed into place, replacing a link, never writing
 // through it.
 
-// saveSession writes .difftrace/session.json and .difftrace/ranking.json,
-// each under a temporary name renamed into place, both under the session's
+// Save writes .difftrace/session.json and .difftrace/ranking.json, each
+// under a temporary name renamed into place, both under the session's
 // lock: another rank in the same directory waits (saying so on stderr), and
-// a reader (lockSession) sees both files of one rank or of the other, never
-// one of each.
-func saveSession(s *session, rk *rank.Ranking, stderr io.Writer) error {
-	const fix = "pass --no-session"
-	if err := private.MkdirAll(sessionDir); errors.Is(err, private.ErrNotPrivate) {
+// a reader (LoadWithRanking) sees both files of one rank or of the other,
+// never one of each. fix says in the errors how the user does without a
+// session ("pass --no-session").
+func Save(s *Session, rk *rank.Ranking, stderr io.Writer, fix string) error {
+	if err := private.MkdirAll(Dir); errors.Is(err, private.ErrNotPrivate) {
 		return fmt.Errorf("cannot use the session: %w, or %s", err, fix)
 	} else if err != nil {
-		return fmt.Errorf("%s: cannot create the session directory: %w (run rank in a writable directory, or %s)", sessionDir, err, fix)
+		return fmt.Errorf("%s: cannot create the session directory: %w (run rank in a writable directory, or %s)", Dir, err, fix)
 	}
 	unlock, err := lockSession(syscall.LOCK_EX, stderr)
 	if err != nil {
 		return withFix(err, fix)
 	}
 	defer unlock()
-	if err := writeSessionFile(filepath.Join(sessionDir, rankingFile), rk); err != nil {
+	if err := writeSessionFile(filepath.Join(Dir, RankingFile), rk); err != nil {
 		return err
 	}
-	return writeSessionFile(filepath.Join(sessionDir, sessionFile), s)
+	return writeSessionFile(filepath.Join(Dir, File), s)
 }
 
 // withFix adds to an error of package private, which says what is wrong
@@ -103,20 +114,20 @@ const lockFile = "lock"
 // session directory, or where it is not private.
 func lockSession(how int, stderr io.Writer) (unlock func(), err error) {
 	if how == syscall.LOCK_SH {
-		if err := private.CheckDir(sessionDir); errors.Is(err, fs.ErrNotExist) {
+		if err := private.CheckDir(Dir); errors.Is(err, fs.ErrNotExist) {
 			return func() {}, nil // nothing to read under a lock
 		} else if err != nil {
 			return nil, fmt.Errorf("cannot use the session: %w", err)
 		}
 	}
-	path := filepath.Join(sessionDir, lockFile)
+	path := filepath.Join(Dir, lockFile)
 	f, err := private.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the session's lock: %w", err)
 	}
 	err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
-		fmt.Fprintf(stderr, "note: another difftrace is using the session in %s; waiting for it\n", sessionDir)
+		fmt.Fprintf(stderr, "note: another difftrace is using the session in %s; waiting for it\n", Dir)
 		err = syscall.Flock(int(f.Fd()), how)
 	}
 	if err != nil {
@@ -148,38 +159,37 @@ func writeSessionFile(path string, v any) error {
 // readSessionFile reads path, a file of the session directory, if the
 // directory and the file are private (see above).
 func readSessionFile(path string) ([]byte, error) {
-	if err := private.CheckDir(sessionDir); err != nil {
+	if err := private.CheckDir(Dir); err != nil {
 		return nil, err
 	}
 	return private.ReadFile(path)
 }
 
-// loadSessionAndRanking reads the session and its ranking together under
-// the session's lock, so that both come from one rank.
-func loadSessionAndRanking(stderr io.Writer) (*session, *rank.Ranking, error) {
+// LoadWithRanking reads the session and its ranking together under the
+// session's lock, so that both come from one rank. readFix says in the
+// errors how the user does without the session ("give --normal and
+// --faulty").
+func LoadWithRanking(stderr io.Writer, readFix string) (*Session, *rank.Ranking, error) {
 	unlock, err := lockSession(syscall.LOCK_SH, stderr)
 	if err != nil {
 		return nil, nil, withFix(err, readFix)
 	}
 	defer unlock()
-	s, err := loadSession()
+	s, err := Load(readFix)
 	if err != nil {
 		return nil, nil, err
 	}
-	rk, err := loadRanking()
+	rk, err := loadRanking(readFix)
 	if err != nil {
 		return nil, nil, err
 	}
 	return s, rk, nil
 }
 
-// readFix is the way round a session that cannot be read.
-const readFix = "give --normal and --faulty"
-
-// loadSession reads .difftrace/session.json of the current directory. A
-// missing session is reported with what to do.
-func loadSession() (*session, error) {
-	path := filepath.Join(sessionDir, sessionFile)
+// Load reads .difftrace/session.json of the current directory. A missing
+// session is reported with what to do: run rank, or readFix.
+func Load(readFix string) (*Session, error) {
+	path := filepath.Join(Dir, File)
 	b, err := readSessionFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no session here (%s does not exist): run \"difftrace rank NORMAL FAULTY\" in this directory first, or %s", path, readFix)
@@ -190,12 +200,12 @@ func loadSession() (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var s session
+	var s Session
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%s: not a difftrace session: %v (run difftrace rank again to rewrite it)", path, err)
 	}
-	if s.Schema != sessionSchema {
-		return nil, fmt.Errorf("%s: session schema %d, this difftrace reads %d (run difftrace rank again to rewrite it)", path, s.Schema, sessionSchema)
+	if s.Schema != Schema {
+		return nil, fmt.Errorf("%s: session schema %d, this difftrace reads %d (run difftrace rank again to rewrite it)", path, s.Schema, Schema)
 	}
 	if s.Normal == "" || s.Faulty == "" {
 		return nil, fmt.Errorf("%s: the session names no runs (run difftrace rank again to rewrite it)", path)
@@ -205,8 +215,8 @@ func loadSession() (*session, error) {
 
 // loadRanking reads .difftrace/ranking.json of the current directory, the
 // ranking the session's rank wrote.
-func loadRanking() (*rank.Ranking, error) {
-	path := filepath.Join(sessionDir, rankingFile)
+func loadRanking(readFix string) (*rank.Ranking, error) {
+	path := filepath.Join(Dir, RankingFile)
 	b, err := readSessionFile(path)
 	if errors.Is(err, private.ErrNotPrivate) {
 		return nil, fmt.Errorf("cannot use the session: %w, or %s", err, readFix)
@@ -219,4 +229,89 @@ func loadRanking() (*rank.Ranking, error) {
 		return nil, fmt.Errorf("%s: not a difftrace ranking: %v (run difftrace rank again to rewrite it)", path, err)
 	}
 	return &rk, nil
+}
+
+// New returns what diffnlr needs to follow the ranking rk of the runs
+// normal, faulty and alsoNormal (made absolute), swept with the custom
+// expression custom and exactPolling as given.
+func New(normal, faulty string, alsoNormal []string, custom string, exactPolling bool, rk *rank.Ranking) (*Session, error) {
+	s := &Session{Schema: Schema, Filters: rk.Filters, Custom: custom, Ks: rk.Ks, Attrs: rk.Attrs, Linkages: rk.Links}
+	var err error
+	if s.Normal, err = filepath.Abs(normal); err != nil {
+		return nil, err
+	}
+	if s.Faulty, err = filepath.Abs(faulty); err != nil {
+		return nil, err
+	}
+	for _, d := range alsoNormal {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, err
+		}
+		s.AlsoNormal = append(s.AlsoNormal, abs)
+	}
+	s.ExactPolling = exactPolling
+	if best, ok := rk.Best(); ok {
+		s.Best = &best
+	}
+	s.Suggestion = rk.Suggestion
+	if len(rk.ThreadVotes) > 0 {
+		s.TopThread = rk.ThreadVotes[0].ID.String()
+	}
+	if len(rk.ProcessVotes) > 0 {
+		s.TopProcess = rk.ProcessVotes[0].ID.String()
+	}
+	return s, nil
+}
+
+// Pick is the view a session picks for the diffNLR of one trace.
+type Pick struct {
+	Filter string
+	K      int
+	// Source says where the view comes from, for the diff's header; Note,
+	// when set, why it is not one that shows the trace changed.
+	Source, Note string
+}
+
+// Pick chooses the filter and K for the diffNLR of id: the view rank
+// suggested for id, or for another trace the one rank.Suggest picks over
+// the session's ranking rk (the shortest non-empty diff among the rows
+// where id is the top suspect, …), folding the runs of c as needed. When
+// no filter shows id changed, the best-ranked row's stays, and the note
+// says so. The session must have a best row.
+func (s *Session) Pick(c *rank.Comparison, rk *rank.Ranking, id trace.ID) (Pick, error) {
+	v := s.Suggestion
+	if v == nil || v.Trace != id {
+		fold := func(specs []string, ks []int) ([]*rank.NLR, error) {
+			fs := make([]*filters.Filter, len(specs))
+			for i, spec := range specs {
+				var err error
+				if fs[i], err = filters.Parse(spec); err != nil {
+					return nil, fmt.Errorf("%s: filter %q: %v (run difftrace rank again)", Path, spec, err)
+				}
+			}
+			return c.Recognize(fs, ks)
+		}
+		broadest := ""
+		if len(rk.Filters) > 0 {
+			broadest = rk.Filters[len(rk.Filters)-1]
+		}
+		found, ok, err := rank.Suggest(rk.Rows, id, broadest, fold)
+		if err != nil {
+			return Pick{}, err
+		}
+		if !ok {
+			return Pick{Filter: s.Best.Filter, K: s.Best.K,
+				Source: fmt.Sprintf("best-ranked in %s, B-score %.3f", Path, s.Best.BScore),
+				Note:   fmt.Sprintf("no filter of the ranking shows a change in the calls of %s; its similarity to the other traces changed, not its own calls", id)}, nil
+		}
+		v = &found
+	}
+	p := Pick{Filter: v.Filter, K: v.K}
+	if v.Why == "stopped" {
+		p.Source = "the hang analysis's first suspect, which made the calls of its normal run and stopped inside the last one"
+	} else {
+		p.Source = fmt.Sprintf("the clearest diff among the ranking's rows where %s is %s", id, report.ViewWhy(v))
+	}
+	return p, nil
 }
