@@ -207,7 +207,27 @@ func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
 	// that parted from their normal run follow.
 	fromWaits := false
 	if rep.WaitFor = waitFor(run.Manifest); rep.WaitFor != nil {
-		ws := rep.WaitFor.suspects()
+		var keptUp func(int) bool
+		if r > 0 {
+			// A rank made every call its normal run makes before it
+			// stopped when its trace only stops short of the normal one.
+			keptUp = func(rank int) bool {
+				for _, id := range ids {
+					if id.Proc != rank {
+						continue
+					}
+					i, ok := c.Index(id)
+					if !ok || !c.Has(0, i) {
+						return false
+					}
+					if f, ok := firsts[id]; ok && !(f.FaultyEnded && len(f.Faulty) == 0) {
+						return false
+					}
+				}
+				return true
+			}
+		}
+		ws := rep.WaitFor.suspects(keptUp)
 		fromWaits = len(ws) > 0
 		// A rank both accounts name comes first (of two ends of a
 		// deadlock, the one that did something its normal run did not),

@@ -171,7 +171,16 @@ func cycles(waits []Wait) [][]int {
 // wait for each other (a deadlock of two receives, say). The ranks along
 // the chain only wait; the ends are the suspects, ranks that went on
 // first.
-func (wf *WaitFor) suspects() []Suspect {
+//
+// With the normal run at hand, keptUp says whether a rank made every call
+// its normal run makes before it stopped (nil: not known). A rank that
+// went on having made every call, its sends among them, left nothing out:
+// what its peer waits for was sent as in the normal run, and the two
+// calls did not match (a tag, source, size or communicator of one of
+// them). The waiting peer is named first then — its receive is the call
+// that never completed — and the rank that went on after it, both with
+// that reason.
+func (wf *WaitFor) suspects(keptUp func(rank int) bool) []Suspect {
 	byRank := map[int][]Wait{}
 	var p2p []Wait
 	for _, w := range wf.Waits {
@@ -219,6 +228,21 @@ func (wf *WaitFor) suspects() []Suspect {
 			}
 		}
 		v := plural(len(ws), "waits", "wait")
+		if keptUp != nil && keptUp(q) && len(byRank[q]) > 0 {
+			// q did its part: the waits are the calls that never matched.
+			for _, w := range ws {
+				if seen[w] {
+					continue
+				}
+				seen[w] = true
+				out = append(out, Suspect{traceOf(w), fmt.Sprintf("it waits in %s for %s, which made every call its normal run makes before it %s: what it waits for was sent as in the normal run, so its receive and that send did not match (a tag, source, size or communicator of one of them)", calls[q], rankList([]int{q}), own)})
+			}
+			if !seen[q] {
+				seen[q] = true
+				out = append(out, Suspect{traceOf(q), fmt.Sprintf("%s %s in %s for it; it made every call its normal run makes before it %s, so its send and the receive %s %s in did not match (a tag, source, size or communicator of one of them)", rankList(ws), v, calls[q], own, rankList(ws), v)})
+			}
+			continue
+		}
 		seen[q] = true
 		out = append(out, Suspect{traceOf(q), fmt.Sprintf("%s %s in %s for it, but it %s: it left out a send or receive %s %s for", rankList(ws), v, calls[q], own, rankList(ws), v)})
 	}

@@ -67,7 +67,7 @@ func TestWaitForSuspects(t *testing.T) {
 		},
 	} {
 		wf := waitFor(c.m)
-		s := wf.suspects()
+		s := wf.suspects(nil)
 		if got := suspectRanks(s); !slices.Equal(got, c.want) {
 			t.Errorf("%s: suspects %v, want %v: %+v", c.name, got, c.want, s)
 		}
@@ -101,5 +101,25 @@ func TestWaitForCollectives(t *testing.T) {
 	}
 	if waitFor(manifest(nil, nil)) != nil {
 		t.Errorf("a run without waits has a wait-for relation")
+	}
+}
+
+// A rank that went on having made every call its normal run makes did its
+// part: the rank waiting for it is named first, its receive the call that
+// never matched, and the rank that went on after it.
+func TestWaitForKeptUp(t *testing.T) {
+	m := manifest(world, p2p("MPI_Waitall", 0), world, world)
+	wf := waitFor(m)
+	s := wf.suspects(func(rank int) bool { return true })
+	if got := suspectRanks(s); !slices.Equal(got, []int{1, 0}) {
+		t.Fatalf("suspects %v, want 1 then 0: %+v", got, s)
+	}
+	if !strings.HasPrefix(s[0].Reason, "it waits in MPI_Waitall for rank 0, which made every call its normal run makes before it went on to MPI_Allreduce") {
+		t.Errorf("reason of 1: %q", s[0].Reason)
+	}
+	// A rank that left something out stays the one named.
+	s = wf.suspects(func(rank int) bool { return rank != 0 })
+	if got := suspectRanks(s); !slices.Equal(got, []int{0}) || !strings.Contains(s[0].Reason, "it left out a send or receive rank 1 waits for") {
+		t.Errorf("rank 0 left something out: %+v", s)
 	}
 }

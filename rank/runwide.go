@@ -121,15 +121,17 @@ func (n *NLR) findRunWide() error {
 			return err
 		}
 		diffs[i] = stretches(blocks)
-		for _, st := range diffs[i] {
+		for j, st := range diffs[i] {
 			if st.common {
 				continue
 			}
-			if hung && n.Table.Calls(st.Normal) > n.Table.Calls(st.Faulty) {
+			if hung && (n.Table.Calls(st.Normal) > n.Table.Calls(st.Faulty) || j == len(diffs[i])-1 && len(st.Normal) > 0) {
 				// In a run that hung, calls lost: every rank stopping in
 				// the same step (its steps after, read as missing
 				// wherever the diff aligns them) is the hang, not a
-				// change of the command line, which adds calls.
+				// change of the command line, which adds calls; and so
+				// is the normal run's end the faulty one never reached,
+				// whatever the diff aligns with it.
 				continue
 			}
 			k := st.key()
