@@ -179,8 +179,8 @@ func ReadChrome(b []byte, each func(chrometest.Event)) (*File, error) {
 			f.Paths[tr.key] = Count{v.Calls + 1, v.Events}
 		}
 	})
-	if err == nil {
-		err = bad
+	if bad != nil {
+		err = bad // the first rule an event broke, found before the end
 	}
 	if err == nil {
 		err = p.end(s)
