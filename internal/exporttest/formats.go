@@ -66,6 +66,26 @@ func gunzip(b []byte) ([]byte, error) {
 	return io.ReadAll(z)
 }
 
+// writeChunks writes the chunks to a trace's writer and closes it.
+func writeChunks(tr interface {
+	Write([]trace.Symbol) error
+	Close() error
+}, chunks [][]trace.Symbol) error {
+	var err error
+	for _, c := range chunks {
+		err = errors.Join(err, tr.Write(c))
+	}
+	return errors.Join(err, tr.Close())
+}
+
+// reuse closes a Writer, then uses it.
+func reuse(close, use func() error) error {
+	if err := close(); err != nil {
+		return fmt.Errorf("the first Close: %w", err)
+	}
+	return use()
+}
+
 // ReadFile reads the file at path with f.Read.
 func (f Format) ReadFile(t testing.TB, path string) *File {
 	t.Helper()
@@ -91,18 +111,11 @@ var Chrome = Format{
 		cw := chrome.NewWriter(w, chrome.Options{Names: names, Keep: keep})
 		pid, tid := chrome.PID(id.Proc), chrome.TID(id.Thread)
 		err := errors.Join(cw.Process(pid, fmt.Sprintf("rank %d", id.Proc), id.Proc), cw.Thread(pid, tid, chrome.ThreadName(id.Thread)))
-		tr := cw.Track(pid, tid, 0)
-		for _, c := range chunks {
-			err = errors.Join(err, tr.Write(c))
-		}
-		return errors.Join(err, tr.Close(), cw.Close())
+		return errors.Join(err, writeChunks(cw.Track(pid, tid, 0), chunks), cw.Close())
 	},
 	Reuse: func() error {
 		w := chrome.NewWriter(io.Discard, chrome.Options{})
-		if err := w.Close(); err != nil {
-			return fmt.Errorf("the first Close: %w", err)
-		}
-		return w.Process(1, "rank 0", 0)
+		return reuse(w.Close, func() error { return w.Process(1, "rank 0", 0) })
 	},
 	Read:  func(b []byte) (*File, error) { return ReadChrome(b, nil) },
 	Open:  true,
@@ -239,19 +252,11 @@ var Pprof = Format{
 	},
 	WriteTrace: func(w io.Writer, names decode.Namer, keep func(trace.Symbol) bool, id trace.ID, chunks ...[]trace.Symbol) error {
 		pw := pprof.NewWriter(w, pprof.Options{Names: names, Keep: keep})
-		tr := pw.Trace(id)
-		var err error
-		for _, c := range chunks {
-			err = errors.Join(err, tr.Write(c))
-		}
-		return errors.Join(err, tr.Close(), pw.Close())
+		return errors.Join(writeChunks(pw.Trace(id), chunks), pw.Close())
 	},
 	Reuse: func() error {
 		w := pprof.NewWriter(io.Discard, pprof.Options{})
-		if err := w.Close(); err != nil {
-			return fmt.Errorf("the first Close: %w", err)
-		}
-		return w.Close()
+		return reuse(w.Close, w.Close)
 	},
 	Read:  readPprof,
 	Check: checkPprof,
