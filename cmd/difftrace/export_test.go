@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,69 +11,89 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/pprof/profile"
-
+	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/export/chrome/chrometest"
+	"github.com/difftrace/difftrace/internal/exporttest"
+	"github.com/difftrace/difftrace/trace"
 )
 
-// readTimeline validates the trace-event JSON in path, gunzipping a .gz.
-func readTimeline(t *testing.T, path string) (*chrometest.Summary, []chrometest.Event) {
+// timeline reads the trace-event JSON in path, gunzipping a .gz, as the
+// export harness does: encoding/json, the format's fields, Perfetto's
+// importer's rules.
+func timeline(t *testing.T, path string) *exporttest.ChromeFile {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		r = gz
-	}
-	var marks []chrometest.Event
-	s, err := chrometest.Validate(r, func(e chrometest.Event) {
-		if e.Ph == "i" {
-			marks = append(marks, e)
-		}
-	})
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return s, marks
+	return exporttest.Chrome.ReadFile(t, path).Chrome
 }
 
-// convert --to chrome writes a run as a valid timeline, gzipped when the
-// name ends in .gz, a named track per trace; the deadlocked ranks' open
-// calls are closed and marked.
-func TestConvertToChrome(t *testing.T) {
-	dir := t.TempDir()
-	for _, out := range []string{"dl.json", "dl.json.gz"} {
-		path := filepath.Join(dir, out)
-		r := difftrace(t, "convert", "--to", "chrome", exampleRun("oddeven-dlbug"), "-o", path)
+// cli is the Export of difftrace convert --to format -o name: the file
+// written, gzipped when name ends in .gz, and no temporary file left.
+func cli(format, name string) exporttest.Export {
+	return func(t *testing.T, c exporttest.Case, run *decode.Run, _ func(trace.Symbol) bool) []byte {
+		dir := t.TempDir()
+		path := filepath.Join(dir, name)
+		args := []string{"convert", "--to", format, run.Dir, "-o", path}
+		if c.Filter != "" {
+			args = append(args, "--filter", c.Filter)
+		}
+		r := difftrace(t, args...)
 		if r.code != 0 || string(r.stderr) != "wrote "+path+"\n" {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
-		s, _ := readTimeline(t, path)
-		// pid and tid are the rank and the thread plus one.
-		if len(s.Threads) != 16 || s.Processes[6] != "rank 5" || s.Threads[chrometest.Track{PID: 6, TID: 1}] != "thread 0" {
-			t.Errorf("%s: tracks %v, processes %v", out, s.Threads, s.Processes)
+		b := mustRead(t, path)
+		if gz := len(b) > 1 && b[0] == 0x1f && b[1] == 0x8b; gz != strings.HasSuffix(name, ".gz") {
+			t.Errorf("%s: gzip %v", name, gz)
 		}
-		if s.OtherData["unfinished_slices"].(float64) == 0 || s.OtherData["filter"] != "none: every call" {
-			t.Errorf("%s: otherData %v", out, s.OtherData)
+		assertNoTemps(t, dir)
+		return b
+	}
+}
+
+// convert --to writes a run as the exporters' harness wants it, with
+// and without gzip: for Chrome a valid timeline with a named track per
+// trace, the deadlocked ranks' open calls closed and marked; for pprof a
+// profile the pprof library reads back; both holding every call path of
+// the decoded events.
+func TestConvertTo(t *testing.T) {
+	dl := exporttest.Case{Run: "oddeven-dlbug", Hung: true}
+	cases := []exporttest.Case{dl, {Run: "../noise/farm-skipverify", Filter: "mpi"}}
+	for _, tc := range []struct {
+		f   exporttest.Format
+		out []string
+	}{
+		{exporttest.Chrome, []string{"dl.json", "dl.json.gz"}},
+		{exporttest.Pprof, []string{"calls.pb.gz", "calls.pb"}},
+	} {
+		for _, out := range tc.out {
+			t.Run(out, func(t *testing.T) {
+				f := tc.f.TestRuns(t, cases, cli(tc.f.Name, out))[dl]
+				if f == nil {
+					return
+				}
+				if s := f.Chrome; s != nil {
+					// pid and tid are the rank and the thread plus one.
+					if len(s.Threads) != 16 || s.Processes[6] != "rank 5" || s.Threads[chrometest.Track{PID: 6, TID: 1}] != "thread 0" {
+						t.Errorf("%s: tracks %v, processes %v", out, s.Threads, s.Processes)
+					}
+					if s.OtherData["unfinished_slices"].(float64) == 0 || s.OtherData["filter"] != "none: every call" {
+						t.Errorf("%s: otherData %v", out, s.OtherData)
+					}
+				}
+				var calls int64
+				for _, c := range f.Paths {
+					calls += c.Calls
+				}
+				// difftrace info: 671 calls.
+				if calls != 671 {
+					t.Errorf("%s: %d calls, want 671", out, calls)
+				}
+			})
 		}
 	}
-	if b := mustRead(t, filepath.Join(dir, "dl.json.gz")); len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
-		t.Error("dl.json.gz is not gzip")
-	}
-	assertNoTemps(t, dir)
 
 	// A filter and a selection of traces.
-	path := filepath.Join(dir, "mpi.json")
+	path := filepath.Join(t.TempDir(), "mpi.json")
 	ok(t, "convert", "--to", "chrome", exampleRun("stencil-skipbug"), "--filter", "mpi.col", "--trace", "2,3", "-o", path)
-	s, _ := readTimeline(t, path)
-	if len(s.Slices) != 2 || s.OtherData["filter"] != "mpi.col" {
+	if s := timeline(t, path); len(s.Slices) != 2 || s.OtherData["filter"] != "mpi.col" {
 		t.Errorf("--filter mpi.col --trace 2,3: slices %v, otherData %v", s.Slices, s.OtherData)
 	}
 }
@@ -100,7 +118,7 @@ func TestConvertToChromeSplit(t *testing.T) {
 		if !strings.Contains(string(r.stderr), "wrote "+path+"\n") {
 			t.Errorf("stderr does not name %s:\n%s", path, r.stderr)
 		}
-		s, _ := readTimeline(t, path)
+		s := timeline(t, path)
 		if len(s.Processes) != 1 || s.Processes[rank+1] != fmt.Sprintf("rank %d", rank) || len(s.Slices) != 1 {
 			t.Errorf("%s: processes %v, tracks %v", path, s.Processes, s.Slices)
 		}
@@ -110,7 +128,7 @@ func TestConvertToChromeSplit(t *testing.T) {
 	if r.code != 0 || string(r.stderr) != "wrote "+out+"\n" {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if s, _ := readTimeline(t, out); len(s.Processes) != 8 {
+	if s := timeline(t, out); len(s.Processes) != 8 {
 		t.Errorf("one file: processes %v", s.Processes)
 	}
 	fails(t, []string{"--split-size", "want a size in bytes"}, "convert", "--to", "chrome", exampleRun("stencil-normal"), "--split-size", "lots", "-o", out)
@@ -128,12 +146,12 @@ func TestConvertToChromeDiff(t *testing.T) {
 	if m == nil {
 		t.Fatalf("stderr: %s", r.stderr)
 	}
-	s, marks := readTimeline(t, out)
+	s := timeline(t, out)
 	if s.Processes[1] != "normal rank 3" || s.Processes[2] != "faulty rank 3" {
 		t.Errorf("processes %v", s.Processes)
 	}
 	found := false
-	for _, e := range marks {
+	for _, e := range s.Instants {
 		if e.Name == "first difference" {
 			found = true
 			if fmt.Sprint(e.TS) != string(m[3]) || e.Scope != "g" {
@@ -148,38 +166,6 @@ func TestConvertToChromeDiff(t *testing.T) {
 	fails(t, []string{"no process 9"}, "convert", "--to", "chrome", "--diff", exampleRun("stencil-normal"), exampleRun("stencil-skipbug"), "9", "-o", out)
 	fails(t, []string{"trace id", "P.T"}, "convert", "--to", "chrome", "--diff", exampleRun("stencil-normal"), exampleRun("stencil-skipbug"), "x", "-o", out)
 	fails(t, []string{"--diff", "go tool pprof -diff_base"}, "convert", "--to", "pprof", "--diff", exampleRun("stencil-normal"), exampleRun("stencil-skipbug"), "3", "-o", out)
-}
-
-// convert --to pprof writes a profile the pprof library reads back, with
-// every call of the run counted once.
-func TestConvertToPprof(t *testing.T) {
-	dir := t.TempDir()
-	for _, out := range []string{"calls.pb.gz", "calls.pb"} {
-		path := filepath.Join(dir, out)
-		r := difftrace(t, "convert", "--to", "pprof", exampleRun("oddeven-dlbug"), "-o", path)
-		if r.code != 0 || string(r.stderr) != "wrote "+path+"\n" {
-			t.Fatalf("exit %d: %s", r.code, r.stderr)
-		}
-		b := mustRead(t, path)
-		if gz := len(b) > 1 && b[0] == 0x1f && b[1] == 0x8b; gz != strings.HasSuffix(out, ".gz") {
-			t.Errorf("%s: gzip %v", out, gz)
-		}
-		p, err := profile.Parse(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.CheckValid(); err != nil {
-			t.Fatal(err)
-		}
-		var calls int64
-		for _, s := range p.Sample {
-			calls += s.Value[0]
-		}
-		// difftrace info: 671 calls.
-		if calls != 671 {
-			t.Errorf("%s: %d calls, want 671", out, calls)
-		}
-	}
 }
 
 // go tool pprof -diff_base shows what the bug changed: in the stencil
@@ -240,7 +226,7 @@ func TestConvertToFromSummary(t *testing.T) {
 	if r.code != 0 || !strings.Contains(string(r.stderr), "note: sum is a summary: reading the run it summarises, runs/oddeven-normal") {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if s, _ := readTimeline(t, filepath.Join(work, "t.json")); len(s.Threads) != 16 {
+	if s := timeline(t, filepath.Join(work, "t.json")); len(s.Threads) != 16 {
 		t.Errorf("%d tracks", len(s.Threads))
 	}
 }

@@ -3,36 +3,20 @@ package chrome_test
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/export/chrome"
-	"github.com/difftrace/difftrace/export/chrome/chrometest"
-	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/exporttest"
 	"github.com/difftrace/difftrace/trace"
 )
 
-const runs = "../../testdata/runs"
-
-// table interns the names, symbols 1, 2, … in order.
-func table(names ...string) *trace.Table {
-	tab := trace.NewTable()
-	for _, n := range names {
-		tab.Intern(trace.Name{Image: "app", Func: n})
-	}
-	return tab
-}
-
-// validate checks the JSON in b and lists its events as "ph name ts"
-// (instants with their scope, metadata left out).
-func validate(t *testing.T, b []byte) (*chrometest.Summary, []string) {
-	t.Helper()
+// listing lists a file's events as "ph name ts" (instants with their
+// scope, metadata left out).
+func listing(f *exporttest.File) []string {
 	var got []string
-	s, err := chrometest.Validate(bytes.NewReader(b), func(e chrometest.Event) {
+	for _, e := range f.Chrome.List {
 		switch e.Ph {
 		case "M":
 		case "i":
@@ -44,73 +28,29 @@ func validate(t *testing.T, b []byte) (*chrometest.Summary, []string) {
 			}
 			got = append(got, fmt.Sprintf("%s %s %d%s", e.Ph, e.Name, e.TS, u))
 		}
-	})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, b)
 	}
-	return s, got
+	return got
 }
 
 // A track's events become nested slices at their indices; an exit that
 // closes nothing is passed over, and calls open at the end are closed one
 // tick after the last event, marked, with an instant saying how many.
+// The harness checks the call stacks, the unfinished calls, the names and
+// the clock; here, the events themselves.
 func TestTrack(t *testing.T) {
-	tab := table("main", "send", "compute", "recv")
-	main, send, compute, recv := trace.Symbol(1), trace.Symbol(2), trace.Symbol(3), trace.Symbol(4)
-	events := []trace.Symbol{trace.Return, main, send, trace.Return, compute, send, trace.Return, trace.Return, recv}
-	for _, tc := range []struct {
-		name string
-		keep func(trace.Symbol) bool
-		want []string
-	}{
-		{"all", nil, []string{
-			"B main 1", "B send 2", "E send 3", "B compute 4", "B send 5", "E send 6", "E compute 7", "B recv 8",
-			"i/t trace ends inside 2 open calls 9", "E recv 9 unfinished", "E main 9 unfinished"}},
+	want := map[string][]string{
+		"all": {"B main 1", "B MPI_Send 2", "E MPI_Send 3", "B compute 4", "B MPI_Send 5", "E MPI_Send 6", "E compute 7", "B MPI_Recv 8",
+			"i/t trace ends inside 2 open calls 9", "E MPI_Recv 9 unfinished", "E main 9 unfinished"},
 		// The filter hides main and compute; the send inside compute
 		// keeps its time.
-		{"filtered", func(s trace.Symbol) bool { return s == send || s == recv }, []string{
-			"B send 2", "E send 3", "B send 5", "E send 6", "B recv 8",
-			"i/t trace ends inside 1 open call 9", "E recv 9 unfinished"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var b bytes.Buffer
-			w := chrome.NewWriter(&b, chrome.Options{Names: tab, Keep: tc.keep})
-			if err := w.Process(2, "rank 2", 2); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Thread(2, 1, "thread 1"); err != nil {
-				t.Fatal(err)
-			}
-			tr := w.Track(2, 1, 0)
-			// In two chunks, as a decoder hands them over.
-			if err := tr.Write(events[:5]); err != nil {
-				t.Fatal(err)
-			}
-			if err := tr.Write(events[5:]); err != nil {
-				t.Fatal(err)
-			}
-			if err := tr.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			s, got := validate(t, b.Bytes())
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
-			}
-			if s.Processes[2] != "rank 2" || s.Threads[chrometest.Track{PID: 2, TID: 1}] != "thread 1" {
-				t.Errorf("names %v %v", s.Processes, s.Threads)
-			}
-			if s.DisplayTimeUnit != chrome.DisplayTimeUnit || s.OtherData["clock"] != chrome.Clock {
-				t.Errorf("displayTimeUnit %q, otherData %v", s.DisplayTimeUnit, s.OtherData)
-			}
-			open := strings.Count(strings.Join(tc.want, "\n"), "unfinished")
-			if n := s.OtherData["unfinished_slices"]; n != float64(open) {
-				t.Errorf("otherData unfinished_slices %v, want %d", n, open)
-			}
-		})
+		"filtered": {"B MPI_Send 2", "E MPI_Send 3", "B MPI_Send 5", "E MPI_Send 6", "B MPI_Recv 8",
+			"i/t trace ends inside 1 open call 9", "E MPI_Recv 9 unfinished"},
 	}
+	exporttest.Chrome.TestKnownTrace(t, func(t *testing.T, k exporttest.Known, got *exporttest.File) {
+		if l := listing(got); !slices.Equal(l, want[k.Name]) {
+			t.Errorf("events:\n%s\nwant:\n%s", strings.Join(l, "\n"), strings.Join(want[k.Name], "\n"))
+		}
+	})
 }
 
 // Names from traces are anyone's to write: quotes, backslashes, control
@@ -120,9 +60,9 @@ func TestHostileNames(t *testing.T) {
 	s := tab.Intern(trace.Name{Image: "lib\"x\\.so", Func: "f\"}]\n\x1b[31m\xff"})
 	var b bytes.Buffer
 	w := chrome.NewWriter(&b, chrome.Options{Names: tab, Metadata: map[string]any{"run": "a\"b"}})
-	w.Process(0, "rank 0", 0)
-	w.Thread(0, 0, "thread 0")
-	tr := w.Track(0, 0, 0)
+	w.Process(1, "rank 0", 0)
+	w.Thread(1, 1, "thread 0")
+	tr := w.Track(1, 1, 0)
 	if err := tr.Write([]trace.Symbol{s, trace.Return}); err != nil {
 		t.Fatal(err)
 	}
@@ -130,165 +70,37 @@ func TestHostileNames(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	_, got := validate(t, b.Bytes())
-	if len(got) != 2 || !strings.HasPrefix(got[0], "B f\"}]\n\x1b[31m\ufffd ") {
+	f, err := exporttest.Chrome.Read(b.Bytes())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.Bytes())
+	}
+	if got := listing(f); len(got) != 2 || !strings.HasPrefix(got[0], "B f\"}]\n\x1b[31m\ufffd ") {
 		t.Errorf("events %q", got)
 	}
-}
-
-// An empty Writer still writes a valid object, and writing after Close
-// fails.
-func TestWriterEmptyAndClosed(t *testing.T) {
-	var b bytes.Buffer
-	w := chrome.NewWriter(&b, chrome.Options{})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := validate(t, b.Bytes())
-	if s.Events != 0 {
-		t.Errorf("%d events", s.Events)
-	}
-	if err := w.Process(0, "rank 0", 0); err == nil {
-		t.Error("Process after Close: no error")
+	if f.Chrome.OtherData["run"] != "a\"b" {
+		t.Errorf("otherData %v", f.Chrome.OtherData)
 	}
 }
 
-// A failing io.Writer's error comes back wrapped.
-func TestWriterError(t *testing.T) {
-	w := chrome.NewWriter(failing{}, chrome.Options{Names: table("main")})
-	tr := w.Track(0, 0, 0)
-	var err error
-	for i := 0; i < 1e5 && err == nil; i++ {
-		err = tr.Write([]trace.Symbol{1, trace.Return})
-	}
-	if err == nil {
-		err = w.Close()
-	}
-	if err == nil || !strings.Contains(err.Error(), "disk full") {
-		t.Fatalf("error %v, want the writer's", err)
-	}
-}
-
-type failing struct{}
-
-func (failing) Write([]byte) (int, error) { return 0, fmt.Errorf("disk full") }
-
-// open opens a committed run.
-func open(t *testing.T, name string, tab *trace.Table) *decode.Run {
-	t.Helper()
-	if tab == nil {
-		tab = trace.NewTable()
-	}
-	run, err := decode.Open(filepath.Join(runs, name), tab, decode.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return run
-}
-
-// keepOf compiles a filter spec ("" for every call).
-func keepOf(t *testing.T, spec string, tab *trace.Table) func(trace.Symbol) bool {
-	if spec == "" {
-		return nil
-	}
-	f, err := filters.Parse(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Compile(tab).Keep
-}
-
-// direct counts, straight from the decoded events, the calls a filter
-// keeps in a trace and how many of them are open at its end.
-func direct(t *testing.T, run *decode.Run, id trace.ID, keep func(trace.Symbol) bool) (calls, open int) {
-	t.Helper()
-	var stack []bool
-	err := run.Stream(id, func(chunk []trace.Symbol) error {
-		for _, s := range chunk {
-			if s == trace.Return {
-				if len(stack) > 0 {
-					stack = stack[:len(stack)-1]
-				}
-				continue
-			}
-			k := keep == nil || keep(s)
-			stack = append(stack, k)
-			if k {
-				calls++
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range stack {
-		if k {
-			open++
-		}
-	}
-	return calls, open
-}
+// A failing io.Writer's error comes back wrapped; a Writer used after
+// Close fails; a trace the run lacks is an error; an empty Writer still
+// writes a valid object.
+func TestBadInput(t *testing.T) { exporttest.Chrome.TestBadInput(t) }
 
 // Whole committed runs, hung ones among them, make valid timelines: a
-// named track per thread, a slice per call the filter keeps, as many
-// unfinished as calls open at the trace's end.
+// named track per thread, a slice per call the filter keeps on its call
+// path, as many unfinished as calls open at the trace's end.
 func TestAddRun(t *testing.T) {
-	for _, tc := range []struct{ run, filter string }{
-		{"oddeven4-normal", ""},
-		{"oddeven-swapbug", ""},
-		{"oddeven-dlbug", ""},
-		{"stencil-skipbug", ""},
-		{"ilcs-critbug", "omp.crit+mpi"},
-		{"../noise/farm-skipverify", "mpi"},
-	} {
-		t.Run(tc.run, func(t *testing.T) {
-			tab := trace.NewTable()
-			run := open(t, tc.run, tab)
-			keep := keepOf(t, tc.filter, tab)
-			pr, pw := io.Pipe()
-			go func() {
-				w := chrome.NewWriter(pw, chrome.Options{Names: run, Keep: keep})
-				err := chrome.AddRun(w, run, run.Traces())
-				if err == nil {
-					err = w.Close()
-				}
-				pw.CloseWithError(err)
-			}()
-			s, err := chrometest.Validate(pr, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, id := range run.Traces() {
-				// pid and tid are the rank and the thread plus one.
-				tr := chrometest.Track{PID: id.Proc + 1, TID: id.Thread + 1}
-				calls, open := direct(t, run, id, keep)
-				if s.Slices[tr] != calls || s.Unfinished[tr] != open {
-					t.Errorf("trace %s: %d slices, %d unfinished; the trace has %d calls kept, %d open at its end", id, s.Slices[tr], s.Unfinished[tr], calls, open)
-				}
-				if s.Processes[tr.PID] != fmt.Sprintf("rank %d", id.Proc) || s.Threads[tr] != fmt.Sprintf("thread %d", id.Thread) {
-					t.Errorf("trace %s: named %q, %q", id, s.Processes[tr.PID], s.Threads[tr])
-				}
-			}
-			if len(s.Threads) != len(run.Traces()) || s.OtherData["ids"] != chrome.IDs {
-				t.Errorf("%d tracks named for %d traces; otherData ids %v", len(s.Threads), len(run.Traces()), s.OtherData["ids"])
-			}
-			if tc.run == "oddeven-dlbug" || tc.run == "stencil-skipbug" {
-				if s.OtherData["unfinished_slices"].(float64) == 0 {
-					t.Error("a hung run with no unfinished slices")
-				}
-			}
-		})
-	}
+	exporttest.Chrome.TestRuns(t, exporttest.Cases, exporttest.Chrome.Library())
 }
 
 // Size says how many bytes AddRun writes for each trace: with the header,
 // process names and otherData, the whole file.
 func TestSize(t *testing.T) {
 	tab := trace.NewTable()
-	run := open(t, "stencil-normal", tab)
+	run := exporttest.Open(t, "stencil-normal", tab)
 	for _, spec := range []string{"", "mpi"} {
-		opts := chrome.Options{Names: run, Keep: keepOf(t, spec, tab)}
+		opts := chrome.Options{Names: run, Keep: exporttest.Keep(t, spec, tab)}
 		ids := run.Traces()
 		sizes, err := chrome.Size(run, ids, opts)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/export/chrome"
 	"github.com/difftrace/difftrace/export/chrome/chrometest"
+	"github.com/difftrace/difftrace/internal/exporttest"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -71,8 +72,8 @@ func TestAlign(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s-%s-%s-%s", tc.normal, tc.faulty, tc.trace, tc.filter), func(t *testing.T) {
 			tab := trace.NewTable()
-			normal, faulty := open(t, tc.normal, tab), open(t, tc.faulty, tab)
-			keep := keepOf(t, tc.filter, tab)
+			normal, faulty := exporttest.Open(t, tc.normal, tab), exporttest.Open(t, tc.faulty, tab)
+			keep := exporttest.Keep(t, tc.filter, tab)
 			id, _ := trace.ParseID(tc.trace)
 			a, err := chrome.Align(normal, faulty, id, keep)
 			if err != nil {
@@ -106,9 +107,10 @@ func TestAlign(t *testing.T) {
 	}
 }
 
-// byPID collects the B and E events of each process of a diff file, and
-// its instants.
-func diffFile(t *testing.T, normal, faulty *decode.Run, id trace.ID, keep func(trace.Symbol) bool) ([]chrome.Alignment, map[chrometest.Track][]chrometest.Event, *chrometest.Summary) {
+// diffFile writes the diff of trace or process id of two runs, reads it
+// back as the harness does (Perfetto's importer's checks among them) and
+// collects the B and E events of each track.
+func diffFile(t *testing.T, normal, faulty *decode.Run, id trace.ID, keep func(trace.Symbol) bool) ([]chrome.Alignment, map[chrometest.Track][]chrometest.Event, *exporttest.ChromeFile) {
 	t.Helper()
 	var b bytes.Buffer
 	w := chrome.NewWriter(&b, chrome.Options{Names: normal, Keep: keep})
@@ -120,7 +122,7 @@ func diffFile(t *testing.T, normal, faulty *decode.Run, id trace.ID, keep func(t
 		t.Fatal(err)
 	}
 	tracks := map[chrometest.Track][]chrometest.Event{}
-	s, err := chrometest.Validate(&b, func(e chrometest.Event) {
+	f, err := exporttest.ReadChrome(b.Bytes(), func(e chrometest.Event) {
 		if e.Ph == "B" || e.Ph == "E" {
 			tr := chrometest.Track{PID: e.PID, TID: e.TID}
 			tracks[tr] = append(tracks[tr], e)
@@ -129,7 +131,7 @@ func diffFile(t *testing.T, normal, faulty *decode.Run, id trace.ID, keep func(t
 	if err != nil {
 		t.Fatal(err)
 	}
-	return al, tracks, s
+	return al, tracks, f.Chrome
 }
 
 // checkAligned checks that the two tracks of thread tid share their first
@@ -175,8 +177,8 @@ func checkAligned(t *testing.T, a chrome.Alignment, tracks map[chrometest.Track]
 func TestAddDiff(t *testing.T) {
 	for _, spec := range []string{"", "mpi"} {
 		tab := trace.NewTable()
-		normal, faulty := open(t, "stencil-normal", tab), open(t, "stencil-skipbug", tab)
-		al, tracks, s := diffFile(t, normal, faulty, trace.ID{Proc: 3, Thread: 0}, keepOf(t, spec, tab))
+		normal, faulty := exporttest.Open(t, "stencil-normal", tab), exporttest.Open(t, "stencil-skipbug", tab)
+		al, tracks, s := diffFile(t, normal, faulty, trace.ID{Proc: 3, Thread: 0}, exporttest.Keep(t, spec, tab))
 		if len(al) != 1 {
 			t.Fatalf("%d alignments", len(al))
 		}
@@ -212,8 +214,8 @@ func TestAddDiff(t *testing.T) {
 // marks it on both threads' tracks.
 func TestAddDiffProcess(t *testing.T) {
 	tab := trace.NewTable()
-	normal, faulty := open(t, "ilcs-normal", tab), open(t, "ilcs-critbug", tab)
-	al, tracks, s := diffFile(t, normal, faulty, trace.ID{Proc: 6, Thread: trace.AllThreads}, keepOf(t, "omp+mpi", tab))
+	normal, faulty := exporttest.Open(t, "ilcs-normal", tab), exporttest.Open(t, "ilcs-critbug", tab)
+	al, tracks, s := diffFile(t, normal, faulty, trace.ID{Proc: 6, Thread: trace.AllThreads}, exporttest.Keep(t, "omp+mpi", tab))
 	p, _ := normal.Process(6)
 	if len(al) != len(p.Threads) {
 		t.Fatalf("%d alignments for %d threads", len(al), len(p.Threads))
@@ -243,7 +245,7 @@ func TestAddDiffProcess(t *testing.T) {
 // A trace or process one run lacks is an error naming the run.
 func TestAddDiffMissing(t *testing.T) {
 	tab := trace.NewTable()
-	normal, faulty := open(t, "oddeven4-normal", tab), open(t, "oddeven-normal", tab)
+	normal, faulty := exporttest.Open(t, "oddeven4-normal", tab), exporttest.Open(t, "oddeven-normal", tab)
 	w := chrome.NewWriter(&bytes.Buffer{}, chrome.Options{})
 	for _, id := range []trace.ID{{Proc: 9, Thread: 0}, {Proc: 9, Thread: trace.AllThreads}} {
 		if _, err := chrome.AddDiff(w, normal, faulty, id); err == nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/difftrace/difftrace/export/chrome"
+	"github.com/difftrace/difftrace/internal/exporttest"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -14,7 +15,7 @@ import (
 // of its own above it; WriteRun writes what a Writer, AddRun and Close do.
 func TestSplitAndWriteRun(t *testing.T) {
 	tab := trace.NewTable()
-	run := open(t, "oddeven4-normal", tab)
+	run := exporttest.Open(t, "oddeven4-normal", tab)
 	ids := run.Traces()
 	opts := chrome.Options{Names: run, Metadata: chrome.Metadata("difftrace test", run.Dir, "")}
 	one, err := chrome.Split(run, ids, opts, "out.json.gz", chrome.SplitSize)
