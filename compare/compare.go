@@ -62,8 +62,9 @@ type Comparison struct {
 	has     [][]bool      // has[run][i]: IDs[i] exists in that run
 	sums    []*summarized // sums[run]: the run's summary, nil when the run is read itself
 	opts    Options
-	// events, while Suggest judges its candidate views, keeps the events
-	// Events reads, so that each trace is read once.
+	// events, while KeepEvents holds (rank.Suggest judging its candidate
+	// views), keeps the events Events reads, so that each trace is read
+	// once.
 	events atomic.Pointer[eventCache]
 }
 

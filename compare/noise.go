@@ -28,10 +28,10 @@ import (
 //     run, and one that some trace has in one normal run and not in
 //     another is left out of every run's context. With three normal runs
 //     or more, what a normal run still differs by after learning from the
-//     others is each trace's noise floor (floors); a trace is a suspect
+//     others is each trace's noise floor (NLR.Floors); a trace is a suspect
 //     only where it did something no normal run did, or, when no trace
 //     did and under attributes without frequencies, where its score
-//     clearly exceeds its floor (NoiseFactor). A
+//     clearly exceeds its floor (rank.NoiseFactor). A
 //     faulty trace whose NLR equals its NLR in any of the normal runs did
 //     nothing new.
 //   - Folding that depends on chance is undone (shaper): loops folded from
