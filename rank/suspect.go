@@ -3,73 +3,17 @@ package rank
 import (
 	"slices"
 
-	"github.com/difftrace/difftrace/cluster"
-	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/trace"
 )
 
-// classDistances returns the condensed distance matrix 1 − JSM of run r's
-// equivalence classes (objects with the same attribute set), the number of
-// objects in each class, and each object's class. With more than
-// MaxClasses classes, the classes are MaxClasses representatives, each
-// standing for the classes nearest to it (cluster.Representatives), and
-// reps is the number of classes they stand for (0 otherwise).
-func classDistances(s *compare.Similarity, r int) (d []float64, w, class []int, reps int) {
-	c, j := s.Ctx[r], s.JSM[r]
-	k := c.NumClasses()
-	w = make([]int, k)
-	for p := range w {
-		w[p] = len(c.Members(p))
-	}
-	class = make([]int, c.Len())
-	for o := range class {
-		class[o] = c.Class(o)
-	}
-	at := func(p, q int) float64 { return 1 - j.ClassAt(p, q) }
-	if k > compare.MaxClasses {
-		all := make([]int, k)
-		for p := range all {
-			all[p] = p
-		}
-		cols := j.Columns(all)
-		rs, of := cluster.Representatives(k, compare.MaxClasses, w, func(dst []float64, p int) []float64 {
-			dst = cols.Row(dst, p)
-			for q, s := range dst {
-				dst[q] = 1 - s
-			}
-			return dst
-		})
-		rw := make([]int, len(rs))
-		for p, x := range of {
-			rw[x] += w[p]
-		}
-		for o := range class {
-			class[o] = of[class[o]]
-		}
-		d = make([]float64, 0, len(rs)*(len(rs)-1)/2)
-		for a := range rs {
-			for b := a + 1; b < len(rs); b++ {
-				d = append(d, at(rs[a], rs[b]))
-			}
-		}
-		return d, rw, class, k
-	}
-	d = make([]float64, 0, k*(k-1)/2)
-	for p := range k {
-		for q := p + 1; q < k; q++ {
-			d = append(d, at(p, q))
-		}
-	}
-	return d, w, class, 0
-}
-
 // Suspect is an object whose JSM_D row changed: its ID, its score (see
-// Scores) and how much its progress changed (see NLR.ProgressChange).
+// compare.Similarity.Scores) and how much its progress changed (see
+// compare.NLR.ProgressChange).
 type Suspect struct {
 	ID       trace.ID `json:"id"`
 	Score    float64  `json:"score"`
 	Progress float64  `json:"progress_change"`
-	// Floor is the object's noise floor (Similarity.Floors): how much it
+	// Floor is the object's noise floor (compare.NLR.Floors): how much it
 	// changed between the normal runs. It is 0 with one normal run.
 	Floor float64 `json:"noise_floor,omitempty"`
 }
