@@ -3,8 +3,8 @@ package hang_test
 import (
 	"fmt"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/hang"
-	"github.com/difftrace/difftrace/rank"
 )
 
 // In the committed stencil run, rank 3 skipped its halo exchange in step 6
@@ -12,7 +12,7 @@ import (
 // waited in MPI_Waitall for the halos it never sent. Against the normal
 // run, rank 3 is the one that did something its normal run did not.
 func ExampleAnalyze() {
-	c, err := rank.Open([]string{"../testdata/runs/stencil-normal", "../testdata/runs/stencil-skipbug"}, rank.Options{})
+	c, err := compare.Open([]string{"../testdata/runs/stencil-normal", "../testdata/runs/stencil-skipbug"}, compare.Options{})
 	if err != nil {
 		panic(err)
 	}

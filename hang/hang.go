@@ -23,11 +23,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/nlr"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -90,7 +90,7 @@ type Suspect struct {
 
 // Analyze analyses the faulty run of c (c holds it alone, or a normal run
 // and it, and perhaps further normal runs).
-func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
+func Analyze(c *compare.Comparison, opt Options) (*Report, error) {
 	if opt.Filter == nil || opt.Filter.Name() == DefaultFilter {
 		// Of the default, what the runs recorded (capture --only).
 		opt.Filter = filters.MustParse(DefaultFilter)
@@ -101,7 +101,7 @@ func Analyze(c *rank.Comparison, opt Options) (*Report, error) {
 	if opt.K == 0 {
 		opt.K = 10
 	}
-	r := min(len(c.Runs)-1, rank.Faulty)
+	r := min(len(c.Runs)-1, compare.Faulty)
 	run := c.Runs[r]
 	rep := &Report{Run: run.Dir, Filter: opt.Filter.Name(), Progress: []Progress{}, Suspects: []Suspect{}, Loops: map[string]string{}, Notes: []string{}}
 	if r > 0 {
@@ -414,7 +414,7 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 // program does not take is the one that changed, however far each got.
 // Only the first few such suspects are looked at (each reads its normal
 // trace).
-func newCallsFirst(c *rank.Comparison, r int, sus []Suspect) {
+func newCallsFirst(c *compare.Comparison, r int, sus []Suspect) {
 	const most = 8
 	isNew := map[trace.ID]bool{}
 	looked := 0
@@ -445,16 +445,16 @@ func newCallsFirst(c *rank.Comparison, r int, sus []Suspect) {
 // newCall returns the innermost call of the stack trace id of run r
 // ended in that its normal run never makes, named; "" when there is none
 // or the normal trace is not at hand.
-func newCall(c *rank.Comparison, r int, id trace.ID) string {
+func newCall(c *compare.Comparison, r int, id trace.ID) string {
 	i, ok := c.Index(id)
-	if !ok || !c.Has(rank.Normal, i) {
+	if !ok || !c.Has(compare.Normal, i) {
 		return ""
 	}
 	st, err := c.EndStack(r, id)
 	if err != nil || len(st) == 0 {
 		return ""
 	}
-	events, err := c.Events(rank.Normal, id)
+	events, err := c.Events(compare.Normal, id)
 	if err != nil {
 		return ""
 	}
@@ -550,7 +550,7 @@ func howEnded(m *decode.Manifest) (hung bool, ended string) {
 
 // endStack is the call stack trace id of run r ended in, outermost first,
 // each frame by its short name.
-func endStack(c *rank.Comparison, r int, id trace.ID) ([]string, error) {
+func endStack(c *compare.Comparison, r int, id trace.ID) ([]string, error) {
 	st, err := c.EndStack(r, id)
 	if err != nil {
 		return nil, err

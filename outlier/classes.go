@@ -4,8 +4,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
-	"github.com/difftrace/difftrace/rank"
 
 	"github.com/difftrace/difftrace/cluster"
 	"github.com/difftrace/difftrace/fca"
@@ -20,7 +20,7 @@ type view struct {
 	pos    []Position
 	ctx    *fca.Context
 	jsm    *fca.JSM
-	n      *rank.NLR
+	n      *compare.NLR
 	counts *countCache
 	// kinds says, once rows has run, what each trace alone in its class
 	// is: a role of its position, a role by its extra work, a deviant
@@ -45,7 +45,7 @@ type countCache struct {
 }
 
 // of returns trace i's call counts under n.
-func (cc *countCache) of(n *rank.NLR, i int) map[trace.Symbol]uint64 {
+func (cc *countCache) of(n *compare.NLR, i int) map[trace.Symbol]uint64 {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if c, ok := cc.m[i]; ok {

@@ -3,6 +3,7 @@ package outlier_test
 import (
 	"fmt"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/rank"
@@ -11,7 +12,7 @@ import (
 // Analyze a run alone: rank 3 of the rod skipped smooth() in its fifth
 // step; rank 0 (input, checkpoints) and rank 7 (one neighbour) are roles.
 func ExampleAnalyze() {
-	c, err := rank.Open([]string{"../testdata/outliers/rod-skipsmooth"}, rank.Options{})
+	c, err := compare.Open([]string{"../testdata/outliers/rod-skipsmooth"}, compare.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

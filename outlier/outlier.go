@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/difftrace/difftrace/cluster"
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/internal/parallel"
@@ -85,8 +86,8 @@ type RowSuspect struct {
 // Analyze ranks the traces of the one run c holds by how they stand apart
 // from their peers, over the grid g (its filters, K, attribute modes and
 // linkages; with g.Prune, filters that keep no call or the calls of an
-// earlier one are dropped). g.Culprit and g.SuspectShare are not used.
-func Analyze(c *rank.Comparison, g rank.Grid) (*Report, error) {
+// earlier one are dropped). g.SuspectShare is not used.
+func Analyze(c *compare.Comparison, g rank.Grid) (*Report, error) {
 	if len(c.Runs) != 1 {
 		return nil, errors.New("outlier: give one run (to compare two, rank them)")
 	}
@@ -131,7 +132,7 @@ func Analyze(c *rank.Comparison, g rank.Grid) (*Report, error) {
 	rows := make([][]Row, jobs)
 	err = parallel.For(jobs, 0, func(j int) error {
 		n, m := nlrs[j/len(g.Modes)], g.Modes[j%len(g.Modes)]
-		ctx, err := n.Context(0, m, rank.Threads)
+		ctx, err := n.Context(0, m, compare.Threads)
 		if err != nil {
 			return fmt.Errorf("filter %s, K = %d, %s: %w", n.Filter.Name(), n.K, m, err)
 		}
@@ -150,7 +151,7 @@ func Analyze(c *rank.Comparison, g rank.Grid) (*Report, error) {
 		}
 	}
 	slices.SortStableFunc(rep.Rows, compareRows)
-	rep.Votes = rank.Consensus(asRankRows(rep.Rows), rank.Threads)
+	rep.Votes = rank.Consensus(asRankRows(rep.Rows), compare.Threads)
 	a := &analysis{c: c, rep: rep, views: views, modes: len(g.Modes), nlrs: nlrs, single: singleThreaded(c.IDs)}
 
 	if rep.Progress, err = progressOf(c, nlrs); err != nil {
@@ -185,11 +186,11 @@ func Analyze(c *rank.Comparison, g rank.Grid) (*Report, error) {
 
 // analysis is what Analyze keeps while it picks and explains suspects.
 type analysis struct {
-	c      *rank.Comparison
+	c      *compare.Comparison
 	rep    *Report
 	views  []*view // per (filter, K) × mode, grid order
 	modes  int
-	nlrs   []*rank.NLR
+	nlrs   []*compare.NLR
 	single bool // one thread per process: traces are named by process
 }
 
@@ -344,8 +345,8 @@ func asRankRows(rows []Row) []rank.Row {
 
 // prune drops the filters (groups of nk NLRs) that kept no call, and
 // those whose NLRs equal an earlier filter's in every trace.
-func prune(nlrs []*rank.NLR, nk int) []*rank.NLR {
-	var out []*rank.NLR
+func prune(nlrs []*compare.NLR, nk int) []*compare.NLR {
+	var out []*compare.NLR
 	for i := 0; i < len(nlrs); i += nk {
 		group := nlrs[i : i+nk]
 		if group[0].Total() == 0 {
@@ -362,7 +363,7 @@ func prune(nlrs []*rank.NLR, nk int) []*rank.NLR {
 	return out
 }
 
-func sameNLRs(a, b *rank.NLR) bool {
+func sameNLRs(a, b *compare.NLR) bool {
 	if a.Table.Len() != b.Table.Len() {
 		return false
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
@@ -16,7 +17,7 @@ import (
 // analyze runs the default grid over one committed run.
 func analyze(t *testing.T, dir string) *Report {
 	t.Helper()
-	c, err := rank.Open([]string{dir}, rank.Options{})
+	c, err := compare.Open([]string{dir}, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestMissingCall(t *testing.T) {
 
 // TestPeerDiff checks the diff of two traces of one run and its errors.
 func TestPeerDiff(t *testing.T) {
-	c, err := rank.Open([]string{run("outliers", "rod-skipsmooth")}, rank.Options{})
+	c, err := compare.Open([]string{run("outliers", "rod-skipsmooth")}, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestPeerDiff(t *testing.T) {
 	if _, err := PeerDiff(ns[0], trace.ID{Proc: 3}, trace.ID{Proc: 99}, diffnlr.Abridge{}); err == nil || !strings.Contains(err.Error(), "trace 99.0: not in") {
 		t.Errorf("an unknown trace: %v", err)
 	}
-	two, err := rank.Open([]string{run("outliers", "rod-normal"), run("outliers", "rod-skipsmooth")}, rank.Options{})
+	two, err := compare.Open([]string{run("outliers", "rod-normal"), run("outliers", "rod-skipsmooth")}, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

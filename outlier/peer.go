@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/nlr"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -18,7 +18,7 @@ import (
 // takes the place of the normal run (the "-" side), id that of the faulty
 // one ("+"). Its Partings hold the first difference, said as a two-run
 // diffNLR says it with the runs named by their traces.
-func PeerDiff(n *rank.NLR, id, against trace.ID, ab diffnlr.Abridge) (*rank.DiffNLR, error) {
+func PeerDiff(n *compare.NLR, id, against trace.ID, ab diffnlr.Abridge) (*compare.DiffNLR, error) {
 	c := n.Comparison()
 	if len(c.Runs) != 1 {
 		return nil, errors.New("outlier: a peer diff is of two traces of one run")
@@ -40,7 +40,7 @@ func PeerDiff(n *rank.NLR, id, against trace.ID, ab diffnlr.Abridge) (*rank.Diff
 		return nil, fmt.Errorf("diffNLR(%s against %s): %v", id, against, err)
 	}
 	names := n.Names()
-	d := &rank.DiffNLR{ID: id, NLR: n, Threads: []trace.ID{id}, Blocks: [][]diffnlr.Block{blocks}}
+	d := &compare.DiffNLR{ID: id, NLR: n, Threads: []trace.ID{id}, Blocks: [][]diffnlr.Block{blocks}}
 	pic := &diffnlr.Picture{
 		Title:  fmt.Sprintf("diffNLR(%s against %s): %s · filter %s, K %d", id, against, c.RunLabel(0), n.Filter.Name(), n.K),
 		Normal: shown(c, against).String(),
@@ -58,7 +58,7 @@ func PeerDiff(n *rank.NLR, id, against trace.ID, ab diffnlr.Abridge) (*rank.Diff
 	}
 	d.NoStacks = noStacks
 	if ok {
-		d.Partings = []rank.Parting{p}
+		d.Partings = []compare.Parting{p}
 		pic.Notes = append(pic.Notes, p.Text)
 	}
 	pic.Abridge = ab
@@ -80,7 +80,7 @@ func PeerDiff(n *rank.NLR, id, against trace.ID, ab diffnlr.Abridge) (*rank.Diff
 
 // traceIndex finds a trace of the run; a process with one thread is that
 // thread.
-func traceIndex(c *rank.Comparison, id trace.ID) (int, error) {
+func traceIndex(c *compare.Comparison, id trace.ID) (int, error) {
 	if id.IsProcess() {
 		var ts []int
 		for i, t := range c.IDs {
@@ -102,7 +102,7 @@ func traceIndex(c *rank.Comparison, id trace.ID) (int, error) {
 
 // explain says where trace i first parts from its peer j and how, read on
 // their whole call trees, as rank's Explain says it of a trace's two runs.
-func explain(n *rank.NLR, i, j int) (p rank.Parting, ok bool, noStacks, err error) {
+func explain(n *compare.NLR, i, j int) (p compare.Parting, ok bool, noStacks, err error) {
 	c := n.Comparison()
 	id, peer := c.IDs[i], c.IDs[j]
 	p.Trace = id
@@ -159,7 +159,7 @@ func explain(n *rank.NLR, i, j int) (p rank.Parting, ok bool, noStacks, err erro
 }
 
 // shown names a trace by its process when the process has one thread.
-func shown(c *rank.Comparison, t trace.ID) trace.ID {
+func shown(c *compare.Comparison, t trace.ID) trace.ID {
 	n := 0
 	for _, id := range c.IDs {
 		if id.Proc == t.Proc {

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/nlr"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -76,7 +76,7 @@ func plural(n uint64, one, many string) string {
 // time loop ran once fewer, a worker that stopped early). The iterations
 // of every top-level loop count, so a rank whose loop changed its body
 // for a while (L1^7, L0^9) reached as far as one that did not (L1^16).
-func progressOf(c *rank.Comparison, nlrs []*rank.NLR) (*Progress, error) {
+func progressOf(c *compare.Comparison, nlrs []*compare.NLR) (*Progress, error) {
 	n := nlrs[0]
 	pr := &Progress{Filter: n.Filter.Name(), K: n.K}
 	pos := positions(c.IDs)

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/nlr"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -52,7 +52,7 @@ func (cl Class) Text() string {
 
 // classes lists v's classes, largest first, and names the roles among
 // them, comparing each with the largest class under n.
-func (v *view) classes(n *rank.NLR) []Class {
+func (v *view) classes(n *compare.NLR) []Class {
 	cls := v.classesOf()
 	counts := func(o int) map[trace.Symbol]uint64 { return v.counts.of(n, o) }
 	// refOf is the class a class is compared with: the largest other
@@ -194,7 +194,7 @@ func times(n uint64) string {
 // fewerPointToPoint reports whether a makes fewer point-to-point calls
 // (sends, receives, their waits) than ref and no other call more often:
 // what a rank with one neighbour fewer does.
-func fewerPointToPoint(a, ref map[trace.Symbol]uint64, n *rank.NLR) bool {
+func fewerPointToPoint(a, ref map[trace.Symbol]uint64, n *compare.NLR) bool {
 	p2p := pointToPoint.Compile(n.Comparison().Symbols)
 	var fewer bool
 	for s, m := range ref {

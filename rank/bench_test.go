@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/internal/synth"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -26,11 +27,11 @@ func benchRank(b *testing.B, normal, faulty string, alsoNormal ...string) *Ranki
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		c, err := Open(append([]string{normal, faulty}, alsoNormal...), Options{})
+		c, err := compare.Open(append([]string{normal, faulty}, alsoNormal...), compare.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if rk, err = c.Sweep(g); err != nil {
+		if rk, err = sweep(c, g, nil); err != nil {
 			b.Fatal(err)
 		}
 		events = 0

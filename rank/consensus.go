@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -24,7 +25,7 @@ type Vote struct {
 // several have the same score and progress change, each of them counts as
 // first, rather than the lowest ID taking the row. Rows with no suspect (the
 // bug changed nothing under their parameters) count for nobody.
-func Consensus(rows []Row, l Level) []Vote {
+func Consensus(rows []Row, l compare.Level) []Vote {
 	votes := map[trace.ID]*Vote{}
 	get := func(id trace.ID) *Vote {
 		v, ok := votes[id]
@@ -36,7 +37,7 @@ func Consensus(rows []Row, l Level) []Vote {
 	}
 	for _, r := range rows {
 		sus := r.Threads
-		if l == Processes {
+		if l == compare.Processes {
 			sus = r.Processes
 		}
 		for _, s := range sus {

@@ -1,30 +1,19 @@
-// Package rank is difftrace's analysis pipeline (seeds/002 §3.2.6–3.2.7 and
-// §3.3.3, Tables 3.6–3.9): it takes one or two recorded runs and a grid of
-// parameters and returns everything the commands show — filtered calls,
-// NLRs with one loop table, formal contexts and lattices, Jaccard similarity
-// matrices, dendrograms, B-scores, the traces a bug changed most and a
-// consensus over the whole sweep.
+// Package rank ranks the traces a bug changed (seeds/002 §3.2.6–3.2.7 and
+// §3.3.3, Tables 3.6–3.9): over a grid of parameters (filter × K ×
+// attribute mode × linkage) it compares a normal and a faulty run (package
+// compare) and returns the ranking table, the traces whose JSM_D rows
+// changed most in each row, a consensus over the whole sweep, and the view
+// (filter and K) under which the consensus top's diffNLR shows its change.
 //
-// The stages, each reused by every command so nothing is computed twice:
-//
-//   - Open opens the runs (normal first) with one shared symbol table and
-//     lists the union of their trace IDs, saying which exist in one run only.
-//   - Comparison.Recognize decodes every trace once, applies every filter to
-//     each decoded chunk in that single pass and feeds the kept calls to one
-//     NLR discoverer per (filter, K); then it folds each (filter, K) over both
-//     runs with one loop table (nlr.Fold, normal run first). Memory is the
-//     NLRs of the filtered traces, never the raw events.
-//   - NLR.Context builds the formal contexts of both runs over the union of
-//     trace IDs, at thread or process level (see Level).
-//   - NLR.Similarity adds the concept lattices and the JSMs read off them
-//     (the lattice and jsm commands).
-//   - The sweep's analysis computes, per (filter, K, attribute mode),
-//     JSM_normal and JSM_faulty (from attribute bitsets: the same values as
-//     the lattice's, without building lattices nobody looks at), JSM_D =
-//     |JSM_faulty − JSM_normal|, the suspicious traces (see Scores), and per
-//     linkage both dendrograms of the distance 1 − JSM and their B-score.
-//   - Sweep runs that analysis over a whole grid in parallel and sorts the rows
-//     into the ranking table, ending with a Consensus.
+//   - Sweep computes, per (filter, K, attribute mode), JSM_normal and
+//     JSM_faulty (from attribute bitsets: the same values as the
+//     lattice's, without building lattices nobody looks at), JSM_D =
+//     |JSM_faulty − JSM_normal|, the suspicious traces (see Suspects), and
+//     per linkage both dendrograms of the distance 1 − JSM and their
+//     B-score; it runs the whole grid in parallel and sorts the rows into
+//     the ranking table, ending with a Consensus and a suggestion (Suggest).
+//     When the faulty run did not end normally, Sweep asks the hang analysis
+//     (package hang) which trace to suggest.
 //
 // What a ranking can see: only calls. A bug that changes which calls a
 // trace makes, how often, or where it stops (a swapped Send/Recv, a

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/internal/synth"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -37,21 +38,21 @@ func TestGeneratedRuns(t *testing.T) {
 	if n < 64*5000 || n > 64*5100 {
 		t.Errorf("%d events in the normal run, want about 64 × 5,000", n)
 	}
-	c, err := Open([]string{normal, faulty}, Options{})
+	c, err := compare.Open([]string{normal, faulty}, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.IDs) != 64 || len(c.Runs[Faulty].Notes) != 0 {
-		t.Fatalf("%d traces, notes %v", len(c.IDs), c.Runs[Faulty].Notes)
+	if len(c.IDs) != 64 || len(c.Runs[compare.Faulty].Notes) != 0 {
+		t.Fatalf("%d traces, notes %v", len(c.IDs), c.Runs[compare.Faulty].Notes)
 	}
-	for _, p := range c.Runs[Normal].Procs {
+	for _, p := range c.Runs[compare.Normal].Procs {
 		for _, th := range p.Rank.Threads {
 			if th.Events < 5000 {
 				t.Errorf("trace %d.%d: %d events", p.Rank.Rank, th.Thread, th.Events)
 			}
 		}
 	}
-	rk, err := c.Sweep(defaultGrid(t, ""))
+	rk, err := sweep(c, defaultGrid(t, ""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,11 +78,11 @@ func TestGeneratedDefaultBugs(t *testing.T) {
 		if _, err := synth.Write(faulty, spec); err != nil {
 			t.Fatal(err)
 		}
-		c, err := Open([]string{normal, faulty}, Options{})
+		c, err := compare.Open([]string{normal, faulty}, compare.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rk, err := c.Sweep(defaultGrid(t, ""))
+		rk, err := sweep(c, defaultGrid(t, ""), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

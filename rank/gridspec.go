@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -117,4 +118,20 @@ func appendNew[T comparable](s []T, v T) []T {
 		}
 	}
 	return append(s, v)
+}
+
+// SummaryGrid returns the filters and K a summary is made for by default:
+// every filter of DefaultFilters(custom) and the extra ones (such as the
+// hang analysis's), at each K of ks, none twice.
+func SummaryGrid(custom string, extra []*filters.Filter) ([]*filters.Filter, error) {
+	fs, err := DefaultFilters(custom)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range extra {
+		if !slices.ContainsFunc(fs, func(g *filters.Filter) bool { return g.Name() == f.Name() }) {
+			fs = append(fs, f)
+		}
+	}
+	return fs, nil
 }

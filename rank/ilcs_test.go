@@ -3,39 +3,11 @@ package rank
 import (
 	"strings"
 	"testing"
-
-	"github.com/difftrace/difftrace/filters"
 )
 
 // The ilcs runs (examples/ilcs.c, seeds/002 §3.4) have 8 processes of 5
 // threads: thread 0 is the master, the only one that calls MPI, and threads
 // 1 … 4 are the workers, numbered as OpenMP numbers them.
-
-// TestCritBugTrace checks that the recorded critBug is where the example
-// meant it: under omp.crit, worker 4 of process 6 lost its critical sections
-// and no other trace changed.
-func TestCritBugTrace(t *testing.T) {
-	c := openRuns(t, Options{}, "ilcs-normal", "ilcs-critbug")
-	if len(c.IDs) != 40 || len(c.OnlyIn(Normal))+len(c.OnlyIn(Faulty)) != 0 {
-		t.Fatalf("%d traces (%d, %d in one run only), want the same 40 in both", len(c.IDs), len(c.OnlyIn(Normal)), len(c.OnlyIn(Faulty)))
-	}
-	ns, err := c.Recognize([]*filters.Filter{filters.MustParse("omp.crit")}, []int{10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := ns[0]
-	for i, id := range c.IDs {
-		same := n.Seqs[Normal][i].Equal(n.Seqs[Faulty][i])
-		if id == tid(6, 4) {
-			if same || len(n.Seqs[Faulty][i]) != 0 || len(n.Seqs[Normal][i]) == 0 {
-				t.Errorf("6.4: normal %s, faulty %s; want critical sections in the normal run only",
-					n.Seqs[Normal][i].Format(n.Names()), n.Seqs[Faulty][i].Format(n.Names()))
-			}
-		} else if !same {
-			t.Errorf("%v changed under omp.crit: %s → %s", id, n.Seqs[Normal][i].Format(n.Names()), n.Seqs[Faulty][i].Format(n.Names()))
-		}
-	}
-}
 
 // TestCritBugRanking: thread 6.4 updates its champion without the critical
 // section. Over the filters that keep memory or OpenMP critical calls,
@@ -46,7 +18,7 @@ func TestCritBugTrace(t *testing.T) {
 //     6.4 calls memcpy exactly as often in both runs, so mem alone sees no
 //     difference in any trace, and its rows have no suspect.
 //   - omp.crit and mem+omp.crit with double attributes: under these filters
-//     a worker's whole NLR is one loop, L0^n (L0 = [GOMP_critical_start,
+//     a worker's whole compare.NLR is one loop, L0^n (L0 = [GOMP_critical_start,
 //     GOMP_critical_end], with memcpy in between under mem+omp.crit), and a
 //     sequence of one entry has no pair of consecutive entries (fca): the
 //     double attribute sets of the workers are empty in both runs, 6.4's

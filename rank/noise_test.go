@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/internal/synth"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -30,11 +31,11 @@ func TestNoiseGenerated(t *testing.T) {
 	faulty := run("faulty", 4, synth.Bug{Kind: synth.Race, Proc: 5, Thread: 2})
 	rank := func(dirs ...string) *Ranking {
 		t.Helper()
-		cmp, err := Open(dirs, Options{})
+		cmp, err := compare.Open(dirs, compare.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rk, err := cmp.Sweep(defaultGrid(t, ""))
+		rk, err := sweep(cmp, defaultGrid(t, ""), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/trace"
@@ -17,7 +18,7 @@ import (
 // and fca tests use: with the filter mpi and K = 10 the NLRs are Table 3.3,
 // the formal context is Table 3.4 and the lattice has the shape of Fig. 3.3.
 func TestWorkedExampleCaptured(t *testing.T) {
-	c := openRuns(t, Options{}, "oddeven4-normal")
+	c := openRuns(t, compare.Options{}, "oddeven4-normal")
 	if got := fmt.Sprint(c.IDs); got != "[0.0 1.0 2.0 3.0]" {
 		t.Fatalf("traces %s, want the four ranks 0.0 … 3.0", got)
 	}
@@ -31,7 +32,7 @@ func TestWorkedExampleCaptured(t *testing.T) {
 	// even ranks send first (L0), odd ranks receive first (L1).
 	head, tail := "MPI_Init, MPI_Comm_rank, MPI_Comm_size, ", ", MPI_Finalize"
 	for i, want := range []string{"L0^2", "L1^4", "L0^4", "L1^2"} {
-		if got := n.Seqs[Normal][i].Format(n.Names()); got != head+want+tail {
+		if got := n.Seqs[compare.Normal][i].Format(n.Names()); got != head+want+tail {
 			t.Errorf("T%d = %s, want %s", i, got, head+want+tail)
 		}
 	}
@@ -39,14 +40,14 @@ func TestWorkedExampleCaptured(t *testing.T) {
 		t.Errorf("loops %q, want %q", got, want)
 	}
 	for i, want := range []uint64{8, 12, 12, 8} {
-		if n.Kept[Normal][i] != want {
-			t.Errorf("T%d: the filter kept %d calls, want %d", i, n.Kept[Normal][i], want)
+		if n.Kept[compare.Normal][i] != want {
+			t.Errorf("T%d: the filter kept %d calls, want %d", i, n.Kept[compare.Normal][i], want)
 		}
 	}
 
 	// Table 3.4: every trace has the four calls; L0 marks the even ranks,
 	// L1 the odd ones.
-	ctx, err := n.Context(Normal, fca.Mode{}, Threads)
+	ctx, err := n.Context(compare.Normal, fca.Mode{}, compare.Threads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,11 +80,11 @@ func TestWorkedExampleCaptured(t *testing.T) {
 	// Fig. 3.3: a top with the four shared calls and every trace, {0, 2}
 	// (L0) and {1, 3} (L1) below it, and an empty bottom with every
 	// attribute.
-	sim, err := n.Similarity(fca.Mode{}, Threads)
+	sim, err := n.Similarity(fca.Mode{}, compare.Threads)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := sim.Lattice[Normal]
+	l := sim.Lattice[compare.Normal]
 	if l == nil {
 		t.Fatal("no lattice: the JSM was computed from bitsets")
 	}
@@ -140,46 +141,9 @@ func TestWorkedExampleCaptured(t *testing.T) {
 			if a%2 != b%2 {
 				want = 4.0 / 6
 			}
-			if got := sim.JSM[Normal].At(a, b); got != want {
+			if got := sim.JSM[compare.Normal].At(a, b); got != want {
 				t.Errorf("JSM[%d][%d] = %v, want %v", a, b, got, want)
 			}
-		}
-	}
-}
-
-// TestSwapBugNLR checks the NLRs of seeds/002 Fig. 3.5b on the captured
-// 16-rank runs: with the filter mpi, trace 5 is L1^16 in the normal run and
-// L1^7, L0^9 in the faulty one (rank 5 swaps Send and Recv from phase 7 on);
-// every other trace is the same in both runs.
-func TestSwapBugNLR(t *testing.T) {
-	c := openRuns(t, Options{}, "oddeven-normal", "oddeven-swapbug")
-	ns, err := c.Recognize([]*filters.Filter{filters.MustParse("mpi")}, []int{10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := ns[0]
-	if got, want := strings.Join(n.Table.Legend(n.Names()), "; "), "L0 = [MPI_Send, MPI_Recv]; L1 = [MPI_Recv, MPI_Send]"; got != want {
-		t.Errorf("loops %q, want %q", got, want)
-	}
-	head, tail := "MPI_Init, MPI_Comm_rank, MPI_Comm_size, ", ", MPI_Finalize"
-	for i, id := range c.IDs {
-		want := "L1^16"
-		switch {
-		case id.Proc == 0:
-			want = "L0^8"
-		case id.Proc == 15:
-			want = "L1^8"
-		case id.Proc%2 == 0:
-			want = "L0^16"
-		}
-		if got := n.Seqs[Normal][i].Format(n.Names()); got != head+want+tail {
-			t.Errorf("normal T%v = %s, want %s", id, got, head+want+tail)
-		}
-		if id.Proc == 5 {
-			want = "L1^7, L0^9"
-		}
-		if got := n.Seqs[Faulty][i].Format(n.Names()); got != head+want+tail {
-			t.Errorf("faulty T%v = %s, want %s", id, got, head+want+tail)
 		}
 	}
 }
@@ -263,7 +227,7 @@ func TestSwapBugRanking(t *testing.T) {
 //     loop body is [MPI_Send, MPI_Recv]) that stopped in phase 6 with a
 //     send and a receive open after its loop, a pair no other trace has.
 //   - 15.0 is listed nowhere: the last rank finished its eight phases and
-//     hung in MPI_Finalize, so its NLR is the same in both runs under every
+//     hung in MPI_Finalize, so its compare.NLR is the same in both runs under every
 //     filter once the command line that every rank of the faulty run parses
 //     ("--deadlock-bug 5 7": strcmp, atoi) is set aside as run-wide.
 func TestDeadlockBugRanking(t *testing.T) {
@@ -286,7 +250,7 @@ func TestDeadlockBugRanking(t *testing.T) {
 	if rk.ThreadVotes[0].ID != tid(5, 0) || rk.ProcessVotes[0].ID != pid(5) {
 		t.Errorf("consensus top %v / %v, want 5.0 / 5", rk.ThreadVotes[0], rk.ProcessVotes[0])
 	}
-	// 15.0 is no suspect: its NLR is the same in both runs but for the
+	// 15.0 is no suspect: its compare.NLR is the same in both runs but for the
 	// run-wide command line.
 	for _, r := range rk.Rows {
 		if slices.ContainsFunc(r.Threads, func(s Suspect) bool { return s.ID == tid(15, 0) }) {
@@ -307,36 +271,6 @@ func TestDeadlockBugRanking(t *testing.T) {
 		}
 		if r.Threads[i].Progress != 0.5625 && r.Filter != "all" {
 			t.Errorf("%s: 5.0's progress change %v, want 9/16", rowName(r), r.Threads[i].Progress)
-		}
-	}
-}
-
-// TestDeadlockBugTraces pins the facts the ranking of the dlBug rests on
-// (see TestDeadlockBugRanking): where each rank stopped, under the filter
-// mpi.
-func TestDeadlockBugTraces(t *testing.T) {
-	c := openRuns(t, Options{}, "oddeven-normal", "oddeven-dlbug")
-	ns, err := c.Recognize([]*filters.Filter{filters.MustParse("mpi")}, []int{10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := ns[0]
-	head := "MPI_Init, MPI_Comm_rank, MPI_Comm_size, "
-	for i, want := range map[int]string{
-		5:  "L1^7, MPI_Recv", // blocked in phase 7 on the wrong tag
-		6:  "L0^8",           // sent in phase 7, blocked in its MPI_Recv
-		4:  "L0^9",
-		7:  "L1^8, MPI_Recv",
-		15: "L1^8, MPI_Finalize", // finished its phases, hung in MPI_Finalize
-	} {
-		if got := n.Seqs[Faulty][i].Format(n.Names()); got != head+want {
-			t.Errorf("faulty T%d = %s, want %s", i, got, head+want)
-		}
-	}
-	prog := n.ProgressChange(Threads)
-	for i, p := range prog {
-		if i != 5 && p >= prog[5] {
-			t.Errorf("T%d changed progress by %v, as much as T5's %v", i, p, prog[5])
 		}
 	}
 }

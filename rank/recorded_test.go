@@ -8,34 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/filters"
 )
-
-func TestMissingTerms(t *testing.T) {
-	for _, c := range []struct {
-		filter, recorded string
-		missing          []string
-	}{
-		{"mpi", "", nil},
-		{"all", "all", nil},
-		{"mem", "mpi+all", nil},
-		{"mpi", "mpi+omp", nil},
-		{"mpi.sr+omp.crit", "mpi+omp", nil},
-		{"mpi.col+plt+ret", "mpi", nil},
-		{"mpi", "mpi.sr", []string{"mpi"}},
-		{"all", "mpi+omp", []string{"all"}},
-		{"omp.mutex+mem", "mpi+omp", []string{"omp.mutex", "mem"}},
-		{"mpi+cust=^solve$", "mpi+cust=^solve$", nil},
-		{"cust=a+b", "mpi+cust=a+b", nil},
-		{"cust=a", "mpi+cust=a+b", []string{"cust=a"}},
-		{"cust=MPI_Send", "mpi", []string{"cust=MPI_Send"}},
-	} {
-		if got := missingTerms(filters.MustParse(c.filter), c.recorded); !slices.Equal(got, c.missing) {
-			t.Errorf("filter %s on a run recorded with %q: missing %q, want %q", c.filter, c.recorded, got, c.missing)
-		}
-	}
-}
 
 // selective copies the committed run name into a temporary directory and
 // marks it, in its run.json, as recorded with capture --only spec.
@@ -68,7 +44,7 @@ func selective(t *testing.T, name, spec string) string {
 func TestRecordedFilters(t *testing.T) {
 	normal := selective(t, "ilcs-normal", "mpi+omp")
 	faulty := selective(t, "ilcs-critbug", "omp")
-	c, err := Open([]string{normal, faulty}, Options{})
+	c, err := compare.Open([]string{normal, faulty}, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +60,7 @@ func TestRecordedFilters(t *testing.T) {
 		t.Errorf("omp.crit, which both runs recorded: %v", err)
 	}
 
-	rk, err := c.Sweep(defaultGrid(t, ""))
+	rk, err := sweep(c, defaultGrid(t, ""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,13 +79,13 @@ func TestRecordedFilters(t *testing.T) {
 	}
 
 	// A run recorded in full serves every filter.
-	full := openRuns(t, Options{}, "ilcs-normal", "ilcs-critbug")
+	full := openRuns(t, compare.Options{}, "ilcs-normal", "ilcs-critbug")
 	if err := full.Serves(filters.MustParse("all")); err != nil || full.Narrow("mpi+omp.mutex") != "mpi+omp.mutex" {
 		t.Errorf("full runs: Serves(all) = %v, Narrow = %q", err, full.Narrow("mpi+omp.mutex"))
 	}
 	// A grid of named filters is not pruned: one the runs cannot serve is
 	// refused.
-	if _, err := c.Sweep(namedGrid("omp", "mem")); err == nil || !strings.Contains(err.Error(), "filter mem needs calls") {
+	if _, err := sweep(c, namedGrid("omp", "mem"), nil); err == nil || !strings.Contains(err.Error(), "filter mem needs calls") {
 		t.Errorf("named grid with mem: %v", err)
 	}
 }

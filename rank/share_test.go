@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/difftrace/difftrace/compare"
 )
 
 // Grid.SuspectShare moves the cut of each row's suspects: 0 is the
@@ -11,12 +13,12 @@ import (
 // highest score; a lower share keeps more. A share outside (0, 1] is an
 // error.
 func TestGridSuspectShare(t *testing.T) {
-	c := openRuns(t, Options{}, "oddeven-normal", "oddeven-dlbug")
-	sweep := func(share float64) *Ranking {
+	c := openRuns(t, compare.Options{}, "oddeven-normal", "oddeven-dlbug")
+	rankAt := func(share float64) *Ranking {
 		t.Helper()
 		g := namedGrid("mpi", "all")
 		g.SuspectShare = share
-		rk, err := c.Sweep(g)
+		rk, err := sweep(c, g, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,7 +31,7 @@ func TestGridSuspectShare(t *testing.T) {
 		}
 		return string(b)
 	}
-	def, half, all, low := sweep(0), sweep(SuspectShare), sweep(1), sweep(0.05)
+	def, half, all, low := rankAt(0), rankAt(SuspectShare), rankAt(1), rankAt(0.05)
 	if js(def) != js(half) {
 		t.Error("SuspectShare 0 ranks otherwise than the default share")
 	}
@@ -58,7 +60,7 @@ func TestGridSuspectShare(t *testing.T) {
 	for _, bad := range []float64{-0.5, 1.5} {
 		g := namedGrid("mpi")
 		g.SuspectShare = bad
-		if _, err := c.Sweep(g); err == nil || !strings.Contains(err.Error(), "suspect share") {
+		if _, err := sweep(c, g, nil); err == nil || !strings.Contains(err.Error(), "suspect share") {
 			t.Errorf("share %v: %v", bad, err)
 		}
 	}

@@ -1,9 +1,9 @@
 package rank
 
 import (
-	"fmt"
 	"slices"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -27,10 +27,10 @@ type View struct {
 	Why string `json:"why"`
 	// Parted is set when the faulty run hung or crashed and the view is
 	// not of the consensus leader but of the leading trace that parted from
-	// its normal run before it stopped (see Comparison.partedFirst).
+	// its normal run before it stopped (see partedFirst).
 	Parted bool `json:"parted,omitempty"`
 	// Culprit, when the trace is the first suspect of a hang analysis
-	// (Grid.Culprit), says why it is suspected.
+	// (hang.Analyze, see Sweep), says why it is suspected.
 	Culprit string `json:"culprit,omitempty"`
 	// CountsOnly is set when, under this view, the trace's calls differ
 	// from its normal run only in how many times loops iterate: what a
@@ -41,7 +41,7 @@ type View struct {
 
 // Fold recognises the loops of every trace under each filter (named by its
 // spec) and each K, filter-major, as Comparison.Recognize does.
-type Fold func(filters []string, ks []int) ([]*NLR, error)
+type Fold func(filters []string, ks []int) ([]*compare.NLR, error)
 
 // Suggest picks the view under which the diffNLR of id (a thread, or a
 // process: its threads together) shows its change most briefly. The
@@ -49,7 +49,7 @@ type Fold func(filters []string, ks []int) ([]*NLR, error)
 // suspect; failing those, of the rows where it was a suspect; failing
 // those, every filter and K of the rows. Among the first candidates whose
 // diff is not empty, a view that shows the change beats one that does not
-// (see NLR.showsChange: its first difference, read on the whole traces,
+// (see showsChange: its first difference, read on the whole traces,
 // is the one the broadest filter's view finds, and its filter keeps calls
 // of it: a filter that keeps only the OpenMP runtime's calls may part
 // first at an unrelated parallel region); then a view where the traces
@@ -109,7 +109,7 @@ func Suggest(rows []Row, id trace.ID, broadest string, fold Fold) (v View, ok bo
 			return v, false, err
 		}
 		type candidate struct {
-			n       *NLR
+			n       *compare.NLR
 			p       pair
 			changes int
 			ends    bool
@@ -122,7 +122,7 @@ func Suggest(rows []Row, id trace.ID, broadest string, fold Fold) (v View, ok bo
 				return v, false, err
 			}
 			if changes > 0 {
-				shown = append(shown, candidate{n, p, changes, n.partsAtAnEnd(id)})
+				shown = append(shown, candidate{n, p, changes, partsAtAnEnd(n, id)})
 			}
 		}
 		// Today's order (a view parting while both go on, then the fewest
@@ -141,8 +141,8 @@ func Suggest(rows []Row, id trace.ID, broadest string, fold Fold) (v View, ok bo
 		if len(shown) > 0 {
 			best := shown[0]
 			if len(shown) > 1 {
-				done := best.n.c.keepEvents()
-				var refs []*NLR
+				done := best.n.Comparison().KeepEvents()
+				var refs []*compare.NLR
 				if broadest != "" {
 					if refs, err = fold([]string{broadest}, ks); err != nil {
 						done()
@@ -151,11 +151,11 @@ func Suggest(rows []Row, id trace.ID, broadest string, fold Fold) (v View, ok bo
 				}
 				memo := refExplanations{}
 				for _, cd := range shown {
-					var ref *NLR
+					var ref *compare.NLR
 					if refs != nil {
 						ref = refs[slices.Index(ks, cd.p.k)]
 					}
-					shows, err := cd.n.showsChange(id, ref, memo)
+					shows, err := showsChange(cd.n, id, ref, memo)
 					if err != nil {
 						done()
 						return v, false, err
@@ -176,34 +176,11 @@ func Suggest(rows []Row, id trace.ID, broadest string, fold Fold) (v View, ok bo
 	return v, false, nil
 }
 
-// Changes counts the elements only one run has in the diffNLR of id (a
-// thread, or every thread of a process), run-wide changes set aside.
-func (n *NLR) Changes(id trace.ID) (int, error) {
-	total := 0
-	for _, i := range n.c.indexesOf(id) {
-		t := n.c.IDs[i]
-		ns, fs := n.Seq(Normal, i), n.Seq(Faulty, i)
-		if ns.Equal(fs) {
-			continue
-		}
-		blocks, _, err := n.Diff(i)
-		if err != nil {
-			return 0, fmt.Errorf("diffNLR(%s): %v", t, err)
-		}
-		for _, b := range blocks {
-			if b.Kind != diffnlr.Common {
-				total += len(b.Elems)
-			}
-		}
-	}
-	return total, nil
-}
-
 // partsAtAnEnd reports whether, in every thread of id that changed, the
 // runs part only where one of the traces ends.
-func (n *NLR) partsAtAnEnd(id trace.ID) bool {
-	for _, i := range n.c.indexesOf(id) {
-		f, ok := diffnlr.FirstDifference(n.Table, n.Seq(Normal, i), n.Seq(Faulty, i))
+func partsAtAnEnd(n *compare.NLR, id trace.ID) bool {
+	for _, i := range n.Comparison().IndexesOf(id) {
+		f, ok := diffnlr.FirstDifference(n.Table, n.Seq(compare.Normal, i), n.Seq(compare.Faulty, i))
 		if ok && !f.NormalEnded && !f.FaultyEnded {
 			return false
 		}
@@ -213,15 +190,15 @@ func (n *NLR) partsAtAnEnd(id trace.ID) bool {
 
 // showsChange reports whether n's view shows the change of id: for the
 // first thread of id whose calls differ under the view, its explanation
-// (read on the whole traces, NLR.Explain) names calls of which the view's
+// (read on the whole traces, Explain) names calls of which the view's
 // filter keeps some, and, when ref (the broadest filter's view) explains
 // that thread too, the same calls at the same place (callers and loop
 // iterations). Where the explanation cannot be read on the whole traces
 // (the events are elsewhere, or further normal runs name a new pair of
 // calls instead), the view is taken to show it.
-func (n *NLR) showsChange(id trace.ID, ref *NLR, memo refExplanations) (bool, error) {
-	for _, i := range n.c.indexesOf(id) {
-		if n.Seq(Normal, i).Equal(n.Seq(Faulty, i)) {
+func showsChange(n *compare.NLR, id trace.ID, ref *compare.NLR, memo refExplanations) (bool, error) {
+	for _, i := range n.Comparison().IndexesOf(id) {
+		if n.Seq(compare.Normal, i).Equal(n.Seq(compare.Faulty, i)) {
 			continue
 		}
 		p, ok, noStacks, err := n.Explain(i)
@@ -258,18 +235,18 @@ func (n *NLR) showsChange(id trace.ID, ref *NLR, memo refExplanations) (bool, er
 type refExplanations map[refKey]refExplained
 
 type refKey struct {
-	n *NLR
+	n *compare.NLR
 	i int
 }
 
 type refExplained struct {
-	p        Parting
+	p        compare.Parting
 	ok       bool
 	noStacks error
 }
 
 // explain returns ref.Explain(i), explained once.
-func (m refExplanations) explain(ref *NLR, i int) (Parting, bool, error, error) {
+func (m refExplanations) explain(ref *compare.NLR, i int) (compare.Parting, bool, error, error) {
 	k := refKey{ref, i}
 	if e, ok := m[k]; ok {
 		return e.p, e.ok, e.noStacks, nil

@@ -3,6 +3,7 @@ package rank
 import (
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/trace"
@@ -28,8 +29,8 @@ func TestSuggestion(t *testing.T) {
 		// only one of the leading traces that parted while running.
 		{"stencil-normal", "stencil-skipbug", pid(3), false},
 	} {
-		cmp := openRuns(t, Options{}, c.normal, c.faulty)
-		rk, err := cmp.Sweep(defaultGrid(t, ""))
+		cmp := openRuns(t, compare.Options{}, c.normal, c.faulty)
+		rk, err := sweep(cmp, defaultGrid(t, ""), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestSuggestion(t *testing.T) {
 }
 
 // The suggested view of every committed pair shows the change the broadest
-// filter's view finds (NLR.showsChange); a view whose first difference
+// filter's view finds (showsChange); a view whose first difference
 // names other calls, or another place, does not: rank 3 of the stencil
 // skips a halo exchange of point-to-point calls, and the collectives alone
 // part elsewhere, so Suggest passes over mpi.col whatever its size.
@@ -89,8 +90,8 @@ func TestSuggestShowsChange(t *testing.T) {
 		{"ilcs-normal", "ilcs-critbug", ""},
 		{"stencil-normal", "stencil-skipbug", "mpi.col"},
 	} {
-		cmp := openRuns(t, Options{}, c.normal, c.faulty)
-		rk, err := cmp.Sweep(defaultGrid(t, ""))
+		cmp := openRuns(t, compare.Options{}, c.normal, c.faulty)
+		rk, err := sweep(cmp, defaultGrid(t, ""), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +104,7 @@ func TestSuggestShowsChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shows, err := nlrs[0].showsChange(v.Trace, nlrs[1], refExplanations{})
+		shows, err := showsChange(nlrs[0], v.Trace, nlrs[1], refExplanations{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +125,7 @@ func TestSuggestShowsChange(t *testing.T) {
 			if n, _ := ns[0].Changes(v.Trace); n == 0 {
 				continue
 			}
-			s, err := ns[0].showsChange(v.Trace, nlrs[1], refExplanations{})
+			s, err := showsChange(ns[0], v.Trace, nlrs[1], refExplanations{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/internal/synth"
 	"github.com/difftrace/difftrace/summary"
 )
@@ -15,7 +16,7 @@ import (
 func summarizeInto(t *testing.T, dir, out string, of int, g Grid) {
 	t.Helper()
 	for i := range of {
-		c, err := Open([]string{dir}, Options{})
+		c, err := compare.Open([]string{dir}, compare.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,11 +32,11 @@ func summarizeInto(t *testing.T, dir, out string, of int, g Grid) {
 
 func rankingJSON(t *testing.T, dirs []string, g Grid) []byte {
 	t.Helper()
-	c, err := Open(dirs, Options{})
+	c, err := compare.Open(dirs, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rk, err := c.Sweep(g)
+	rk, err := sweep(c, g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

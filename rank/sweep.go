@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"github.com/difftrace/difftrace/cluster"
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/internal/parallel"
-	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -29,10 +30,6 @@ type Grid struct {
 	// of the grid (they would repeat its rows). A default grid is pruned;
 	// filters a user names are kept as they are.
 	Prune bool
-	// Culprit, if set, names the trace to suggest when the faulty run did
-	// not end normally (the first suspect of a hang analysis) and why;
-	// ok false leaves the choice to the sweep (partedFirst).
-	Culprit func() (id trace.ID, why string, ok bool)
 	// SuspectShare is the cut of each row's suspects: an object is one when
 	// its score is at least this share of the row's highest (see
 	// Suspects). 0 means the default, SuspectShare (half); a share must be
@@ -168,11 +165,55 @@ func (rk *Ranking) Best() (Row, bool) {
 	return rk.Rows[0], true
 }
 
-// Sweep analyses every combination of the grid and ranks them. The
-// comparison must hold a normal and a faulty run. Combinations run in
-// parallel on Options.Workers goroutines; the result does not depend on
-// their number.
-func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
+// Sweep analyses every combination of the grid and ranks them, with the
+// hang analysis (hang.Analyze) when the faulty run did not end normally:
+// the hang analysis's first suspect is then the trace whose diffNLR the
+// ranking suggests, and why it is suspected (View.Culprit); when it names
+// none, the sweep chooses (partedFirst). hung is the hang analysis (nil
+// when the faulty run did not hang). The comparison must hold a normal and
+// a faulty run. Combinations run in parallel on Options.Workers goroutines;
+// the result does not depend on their number.
+func Sweep(c *compare.Comparison, g Grid) (rk *Ranking, hung *hang.Report, err error) {
+	var hangErr error
+	culprit := func() (trace.ID, string, bool) {
+		rep, err := hang.Analyze(c, hang.Options{})
+		if err != nil {
+			hangErr = err
+			return trace.ID{}, "", false
+		}
+		if !rep.Hung {
+			return trace.ID{}, "", false
+		}
+		hung = rep
+		if len(rep.Suspects) == 0 {
+			return trace.ID{}, "", false
+		}
+		return rep.Suspects[0].Trace, rep.Suspects[0].Reason, true
+	}
+	if rk, err = sweep(c, g, culprit); err != nil {
+		return nil, nil, err
+	}
+	if hangErr != nil {
+		return nil, nil, hangErr
+	}
+	if hung == nil && len(c.Runs) == 2 {
+		// No suggestion asked for the culprit (no row found a suspect):
+		// the hang analysis all the same.
+		rep, err := hang.Analyze(c, hang.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		if rep.Hung {
+			hung = rep
+		}
+	}
+	return rk, hung, nil
+}
+
+// sweep is Sweep, asking hangCulprit, if set, for the trace to suggest
+// when the faulty run did not end normally; without it, the ranking
+// alone chooses (partedFirst).
+func sweep(c *compare.Comparison, g Grid, hangCulprit func() (trace.ID, string, bool)) (*Ranking, error) {
 	if len(c.Runs) < 2 {
 		return nil, errors.New("rank: ranking needs two runs, a normal and a faulty one")
 	}
@@ -193,24 +234,24 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		share = SuspectShare
 	}
 	rk := &Ranking{
-		Normal: c.Runs[Normal].Dir, Faulty: c.Runs[Faulty].Dir, AlsoNormal: c.AlsoNormal(), Ks: g.Ks,
-		OnlyNormal: idStrings(c.OnlyIn(Normal)), OnlyFaulty: idStrings(c.OnlyIn(Faulty)),
+		Normal: c.Runs[compare.Normal].Dir, Faulty: c.Runs[compare.Faulty].Dir, AlsoNormal: c.AlsoNormal(), Ks: g.Ks,
+		OnlyNormal: idStrings(c.OnlyIn(compare.Normal)), OnlyFaulty: idStrings(c.OnlyIn(compare.Faulty)),
 	}
 	fs := g.Filters
 	var notRecorded string
 	if g.Prune {
 		// The filters the runs can serve: a selective recording (capture
 		// --only) has only the calls of some.
-		if fs, notRecorded = c.servedFilters(fs); len(fs) == 0 {
+		if fs, notRecorded = servedFilters(c, fs); len(fs) == 0 {
 			return nil, fmt.Errorf("rank: %s; name filters with --filters", notRecorded)
 		}
-		fs, rk.Dropped = c.sameMasks(fs)
+		fs, rk.Dropped = sameMasks(c, fs)
 	}
 	nlrs, err := c.Recognize(fs, g.Ks)
 	if err != nil {
 		return nil, err
 	}
-	rk.Notes = append(c.runNotes(), c.PairNotes()...) // after reading the traces
+	rk.Notes = append(c.RunNotes(), c.PairNotes()...) // after reading the traces
 	if notRecorded != "" {
 		rk.Notes = append(rk.Notes, "filters "+notRecorded)
 	}
@@ -244,14 +285,21 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 
 	jobs := len(nlrs) * len(g.Modes)
 	results := make([]analysis, jobs)
-	c.begin("analysing combinations", jobs)
-	err = parallel.For(jobs, c.opts.Workers, func(j int) error {
+	progress := c.Options().Progress
+	if progress != nil {
+		progress.Begin("analysing combinations", jobs)
+	}
+	err = parallel.For(jobs, c.Options().Workers, func(j int) error {
 		var err error
-		results[j], err = c.analyze(nlrs[j/len(g.Modes)], g.Modes[j%len(g.Modes)], g.Linkages, share)
-		c.step()
+		results[j], err = analyze(c, nlrs[j/len(g.Modes)], g.Modes[j%len(g.Modes)], g.Linkages, share)
+		if progress != nil {
+			progress.Step()
+		}
 		return err
 	})
-	c.end()
+	if progress != nil {
+		progress.End()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +308,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 	var representedOrder []string
 	for j, a := range results {
 		n, m := nlrs[j/len(g.Modes)], g.Modes[j%len(g.Modes)]
-		if k := max(a.level[Threads].represented, a.level[Processes].represented); k > 0 {
+		if k := max(a.level[compare.Threads].represented, a.level[compare.Processes].represented); k > 0 {
 			if _, ok := represented[n.Filter.Name()]; !ok {
 				representedOrder = append(representedOrder, n.Filter.Name())
 			}
@@ -269,9 +317,9 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		for l, link := range g.Linkages {
 			rk.Rows = append(rk.Rows, Row{
 				Filter: n.Filter.Name(), K: n.K, Attrs: m.String(), Linkage: link.String(),
-				BScore: a.level[Threads].bscores[l], Clusters: a.level[Threads].clusters,
-				ProcessBScore: a.level[Processes].bscores[l], ProcessClusters: a.level[Processes].clusters,
-				Threads: a.level[Threads].suspects, Processes: a.level[Processes].suspects,
+				BScore: a.level[compare.Threads].bscores[l], Clusters: a.level[compare.Threads].clusters,
+				ProcessBScore: a.level[compare.Processes].bscores[l], ProcessClusters: a.level[compare.Processes].clusters,
+				Threads: a.level[compare.Threads].suspects, Processes: a.level[compare.Processes].suspects,
 				order: len(rk.Rows),
 			})
 		}
@@ -283,21 +331,21 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		}
 		rk.Notes = append(rk.Notes, fmt.Sprintf("more than %d distinct attribute sets in a run under filters %s: those rows cluster %d of the sets, "+
 			"chosen farthest first, each standing for the sets nearest to it, and score each trace against at most %d kinds of trace",
-			MaxClasses, strings.Join(parts, ", "), MaxClasses, MaxScoreJoints))
+			compare.MaxClasses, strings.Join(parts, ", "), compare.MaxClasses, compare.MaxScoreJoints))
 	}
 	slices.SortStableFunc(rk.Rows, compareRows)
-	rk.ThreadVotes = Consensus(rk.Rows, Threads)
-	rk.ProcessVotes = Consensus(rk.Rows, Processes)
+	rk.ThreadVotes = Consensus(rk.Rows, compare.Threads)
+	rk.ProcessVotes = Consensus(rk.Rows, compare.Processes)
 	if len(rk.ThreadVotes) > 0 && rk.ThreadVotes[0].First > 0 {
 		id := rk.ThreadVotes[0].ID
-		if c.singleThreaded() {
+		if singleThreaded(c) {
 			id = id.Process()
 		}
-		fold := func(fs []string, ks []int) ([]*NLR, error) {
-			out := make([]*NLR, 0, len(fs)*len(ks))
+		fold := func(fs []string, ks []int) ([]*compare.NLR, error) {
+			out := make([]*compare.NLR, 0, len(fs)*len(ks))
 			for _, f := range fs {
 				for _, k := range ks {
-					i := slices.IndexFunc(nlrs, func(n *NLR) bool { return n.Filter.Name() == f && n.K == k })
+					i := slices.IndexFunc(nlrs, func(n *compare.NLR) bool { return n.Filter.Name() == f && n.K == k })
 					if i < 0 {
 						return nil, fmt.Errorf("rank: no NLR for filter %s, K = %d", f, k)
 					}
@@ -307,13 +355,13 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 			return out, nil
 		}
 		parted, culprit := false, ""
-		if p, why, ok := g.culprit(c); ok {
-			if c.singleThreaded() {
+		if p, why, ok := askCulprit(c, hangCulprit); ok {
+			if singleThreaded(c) {
 				p = p.Process()
 			}
 			parted, culprit = p != id, why
 			id = p
-		} else if p, ok := c.partedFirst(nlrs[len(nlrs)-len(g.Ks)], rk.ThreadVotes); ok {
+		} else if p, ok := partedFirst(c, nlrs[len(nlrs)-len(g.Ks)], rk.ThreadVotes); ok {
 			parted = p != id
 			id = p
 		}
@@ -327,7 +375,7 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 			rk.Suggestion = &v
 			if nl, err := fold([]string{v.Filter}, []int{v.K}); err == nil {
 				rk.Notes = append(rk.Notes, nl[0].UnfoldedNotes(v.Trace)...)
-				rk.Suggestion.CountsOnly = len(c.Runs) == 2 && nl[0].countsOnly(v.Trace)
+				rk.Suggestion.CountsOnly = len(c.Runs) == 2 && nl[0].CountsOnly(v.Trace)
 			}
 			if why, ok := weak(rk.ThreadVotes, rk.ProcessVotes, len(c.Processes()) < 2, len(rk.Rows), *rk.Suggestion); ok {
 				rk.Suggestion, rk.NoClearSuspect = nil, why
@@ -338,8 +386,8 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 		// A hang whose culprit made every call its normal run makes and
 		// then stopped inside one (MPI_Finalize, say): no view shows a
 		// change in its calls, and its diffNLR shows where it stopped.
-		if p, why, ok := g.culprit(c); ok {
-			if c.singleThreaded() {
+		if p, why, ok := askCulprit(c, hangCulprit); ok {
+			if singleThreaded(c) {
 				p = p.Process()
 			}
 			rk.Suggestion = &View{Trace: p, Filter: rk.Filters[len(rk.Filters)-1], K: g.Ks[0], Why: "stopped", Culprit: why}
@@ -348,15 +396,16 @@ func (c *Comparison) Sweep(g Grid) (*Ranking, error) {
 	return rk, nil
 }
 
-// culprit asks g.Culprit, when the faulty run did not end normally.
-func (g Grid) culprit(c *Comparison) (trace.ID, string, bool) {
-	if g.Culprit == nil || len(c.Runs) < 2 {
+// askCulprit asks culprit, if set, when the faulty run did not end
+// normally.
+func askCulprit(c *compare.Comparison, culprit func() (trace.ID, string, bool)) (trace.ID, string, bool) {
+	if culprit == nil || len(c.Runs) < 2 {
 		return trace.ID{}, "", false
 	}
-	if bad, _ := badEnding(c.Runs[Faulty]); bad == "" {
+	if bad, _ := compare.BadEnding(c.Runs[compare.Faulty]); bad == "" {
 		return trace.ID{}, "", false
 	}
-	return g.Culprit()
+	return culprit()
 }
 
 // partedFirst finds, when the faulty run did not end normally (some rank
@@ -370,9 +419,9 @@ func (g Grid) culprit(c *Comparison) (trace.ID, string, bool) {
 // stopped early, some a call or two after a call the recorder could not
 // write, or kept on (a worker spinning while its master hangs) where the
 // normal run was about to end. ok is false when the run ended normally or no trace parted so.
-func (c *Comparison) partedFirst(n *NLR, votes []Vote) (trace.ID, bool) {
+func partedFirst(c *compare.Comparison, n *compare.NLR, votes []Vote) (trace.ID, bool) {
 	const minRunOn = 16
-	if bad, _ := badEnding(c.Runs[Faulty]); bad == "" {
+	if bad, _ := compare.BadEnding(c.Runs[compare.Faulty]); bad == "" {
 		return trace.ID{}, false
 	}
 	for _, v := range votes[:min(len(votes), 3)] {
@@ -380,9 +429,9 @@ func (c *Comparison) partedFirst(n *NLR, votes []Vote) (trace.ID, bool) {
 		if !ok || v.First == 0 {
 			continue
 		}
-		f, ok := diffnlr.FirstDifference(n.Table, n.Seq(Normal, i), n.Seq(Faulty, i))
+		f, ok := diffnlr.FirstDifference(n.Table, n.Seq(compare.Normal, i), n.Seq(compare.Faulty, i))
 		if ok && f.NormalLeft >= minRunOn && f.FaultyLeft-len(f.Faulty) >= minRunOn {
-			if c.singleThreaded() {
+			if singleThreaded(c) {
 				return v.ID.Process(), true
 			}
 			return v.ID, true
@@ -433,48 +482,42 @@ type levelResult struct {
 // process level: JSMs, JSM_D, suspects, and per linkage both dendrograms
 // and their B-score. (The JSMs come from bitsets, so there is no lattice
 // notice to report.)
-func (c *Comparison) analyze(n *NLR, m fca.Mode, links []cluster.Method, share float64) (analysis, error) {
+func analyze(c *compare.Comparison, n *compare.NLR, m fca.Mode, links []cluster.Method, share float64) (analysis, error) {
 	var a analysis
-	fail := func(l Level, err error) (analysis, error) {
+	fail := func(l compare.Level, err error) (analysis, error) {
 		return a, fmt.Errorf("filter %s, K = %d, %s, %s level: %v", n.Filter.Name(), n.K, m, l, err)
 	}
-	ts, err := n.similarity(m, Threads, false)
+	ts, err := n.BitsetSimilarity(m, compare.Threads)
 	if err != nil {
-		return fail(Threads, err)
+		return fail(compare.Threads, err)
 	}
-	if a.level[Threads], err = n.result(ts, m, links, share); err != nil {
+	if a.level[compare.Threads], err = result(n, ts, m, links, share); err != nil {
 		return a, err
 	}
-	if c.singleThreaded() {
+	if singleThreaded(c) {
 		// One thread per process in both runs: the process level has the
 		// same attribute sets, so the same results.
-		t := a.level[Threads]
+		t := a.level[compare.Threads]
 		p := levelResult{clusters: t.clusters, bscores: t.bscores}
 		for _, s := range t.suspects {
 			p.suspects = append(p.suspects, Suspect{ID: s.ID.Process(), Score: s.Score, Progress: s.Progress, Floor: s.Floor})
 		}
-		a.level[Processes] = p
+		a.level[compare.Processes] = p
 		return a, nil
 	}
 	// The process contexts merge the thread contexts just built.
-	ctxs := make([]*fca.Context, len(ts.Ctx))
-	for r, tc := range ts.Ctx {
-		if ctxs[r], err = n.processContext(tc); err != nil {
-			return fail(Processes, err)
-		}
-	}
-	ps, err := n.similarityOf(Processes, ctxs, false)
+	ps, err := n.ProcessSimilarity(ts)
 	if err != nil {
-		return fail(Processes, err)
+		return fail(compare.Processes, err)
 	}
-	a.level[Processes], err = n.result(ps, m, links, share)
+	a.level[compare.Processes], err = result(n, ps, m, links, share)
 	return a, err
 }
 
 // result scores the objects of s, keeps as suspects those at least share
 // of the highest score, and, per linkage, clusters both runs and computes
 // their B-score.
-func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method, share float64) (levelResult, error) {
+func result(n *compare.NLR, s *compare.Similarity, m fca.Mode, links []cluster.Method, share float64) (levelResult, error) {
 	// A trace whose NLR is the same in both runs is not where the bug
 	// acted, however far its similarity to the others moved (in a
 	// deadlock, the one rank that finished all its phases stands out
@@ -491,13 +534,13 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method, share fl
 	// itself does now and then.
 	changed := n.Changed(s.Level)
 	scores := s.ScoresOf(changed)
-	floors, err := n.floors(m, s.Level)
+	floors, err := n.Floors(m, s.Level)
 	if err != nil {
 		return levelResult{}, err
 	}
 	var novel []bool
-	if n.noise().varies {
-		novel = s.novel(n.c.Normals())
+	if n.NormalsVary() {
+		novel = s.Novel(n.Comparison().Normals())
 	}
 	anyNovel := slices.Contains(novel, true)
 	for i, changed := range changed {
@@ -516,8 +559,8 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method, share fl
 	// the classes are clustered, weighted by their sizes, and the cuts
 	// given back to the objects (cluster.LinkageWeighted), so that
 	// thousands of traces in a few classes cluster in the time of a few.
-	dn, wn, cn, repsN := s.classDistances(Normal)
-	df, wf, cf, repsF := s.classDistances(Faulty)
+	dn, wn, cn, repsN := classDistances(s, compare.Normal)
+	df, wf, cf, repsF := classDistances(s, compare.Faulty)
 	res.represented = max(repsN, repsF)
 	for _, link := range links {
 		zn, err := cluster.LinkageWeighted(dn, wn, link)
@@ -542,17 +585,17 @@ func (n *NLR) result(s *Similarity, m fca.Mode, links []cluster.Method, share fl
 // naturally falls into — clipped to [2, n−1] so that the cut neither lumps
 // everything together nor splits every object apart (either makes B_k
 // meaningless). With fewer than three objects it is n.
-func Clusters(s *Similarity) int {
+func Clusters(s *compare.Similarity) int {
 	n := len(s.IDs)
 	if n < 3 {
 		return max(n, 1)
 	}
-	return min(max(s.Ctx[Normal].NumClasses(), 2), n-1)
+	return min(max(s.Ctx[compare.Normal].NumClasses(), 2), n-1)
 }
 
 // singleThreaded reports whether every process has exactly one thread in
 // every run.
-func (c *Comparison) singleThreaded() bool {
+func singleThreaded(c *compare.Comparison) bool {
 	for i, id := range c.IDs {
 		if id.Thread != 0 || (i > 0 && c.IDs[i-1].Proc == id.Proc) {
 			return false
@@ -564,8 +607,11 @@ func (c *Comparison) singleThreaded() bool {
 // sameMasks drops the filters whose masks keep no function named in the
 // runs, and those that keep exactly the functions of an earlier filter's
 // mask, over every name of both runs: they would give the same rows.
-func (c *Comparison) sameMasks(fs []*filters.Filter) ([]*filters.Filter, []Dropped) {
-	masks := c.compile(fs)
+func sameMasks(c *compare.Comparison, fs []*filters.Filter) ([]*filters.Filter, []Dropped) {
+	masks := make([]*filters.Mask, len(fs))
+	for i, f := range fs {
+		masks[i] = f.Compile(c.Symbols)
+	}
 	var out []*filters.Filter
 	var kept []*filters.Mask
 	var dropped []Dropped
@@ -599,8 +645,8 @@ func sameMask(a, b *filters.Mask) bool {
 // pruneNLRs drops the filters (groups of nk results) that kept no call in
 // either run, and those whose NLRs equal an earlier filter's in every trace
 // of both runs.
-func pruneNLRs(nlrs []*NLR, nk int) ([]*NLR, []Dropped) {
-	var out []*NLR
+func pruneNLRs(nlrs []*compare.NLR, nk int) ([]*compare.NLR, []Dropped) {
+	var out []*compare.NLR
 	var dropped []Dropped
 	for i := 0; i < len(nlrs); i += nk {
 		group := nlrs[i : i+nk]
@@ -627,7 +673,7 @@ func pruneNLRs(nlrs []*NLR, nk int) ([]*NLR, []Dropped) {
 // sameNLRs reports whether two filters' NLRs (same K) are the same in every
 // trace: then their loop tables are too, since both number loops by first
 // appearance in the same traces.
-func sameNLRs(a, b *NLR) bool {
+func sameNLRs(a, b *compare.NLR) bool {
 	if a.Table.Len() != b.Table.Len() {
 		return false
 	}
@@ -654,25 +700,57 @@ func idStrings(ids []trace.ID) []string {
 	return out
 }
 
-// UnfoldedNotes says when a thread of id repeats, under n, a flat block
-// longer than K that NLR leaves unrolled (nlr.Unfolded), and which K folds
-// it. Sequences longer than 50,000 elements are not looked at.
-func (n *NLR) UnfoldedNotes(id trace.ID) []string {
-	const maxCheck, maxBody = 50_000, 400
-	var out []string
-	for _, i := range n.c.indexesOf(id) {
-		t := n.c.IDs[i]
-		b := 0
-		for r := range n.c.Runs {
-			if s := n.Seq(r, i); len(s) <= maxCheck {
-				if u := nlr.Unfolded(s, n.K, maxBody); u > 0 && (b == 0 || u < b) {
-					b = u
-				}
+// classDistances returns the condensed distance matrix 1 − JSM of run r's
+// equivalence classes (objects with the same attribute set), the number of
+// objects in each class, and each object's class. With more than
+// compare.MaxClasses classes, the classes are as many representatives, each
+// standing for the classes nearest to it (cluster.Representatives), and
+// reps is the number of classes they stand for (0 otherwise).
+func classDistances(s *compare.Similarity, r int) (d []float64, w, class []int, reps int) {
+	c, j := s.Ctx[r], s.JSM[r]
+	k := c.NumClasses()
+	w = make([]int, k)
+	for p := range w {
+		w[p] = len(c.Members(p))
+	}
+	class = make([]int, c.Len())
+	for o := range class {
+		class[o] = c.Class(o)
+	}
+	at := func(p, q int) float64 { return 1 - j.ClassAt(p, q) }
+	if k > compare.MaxClasses {
+		all := make([]int, k)
+		for p := range all {
+			all[p] = p
+		}
+		cols := j.Columns(all)
+		rs, of := cluster.Representatives(k, compare.MaxClasses, w, func(dst []float64, p int) []float64 {
+			dst = cols.Row(dst, p)
+			for q, s := range dst {
+				dst[q] = 1 - s
+			}
+			return dst
+		})
+		rw := make([]int, len(rs))
+		for p, x := range of {
+			rw[x] += w[p]
+		}
+		for o := range class {
+			class[o] = of[class[o]]
+		}
+		d = make([]float64, 0, len(rs)*(len(rs)-1)/2)
+		for a := range rs {
+			for b := a + 1; b < len(rs); b++ {
+				d = append(d, at(rs[a], rs[b]))
 			}
 		}
-		if b > 0 {
-			out = append(out, fmt.Sprintf("trace %s repeats a block of %d elements that K %d leaves unrolled under filter %s; --k %d folds it", t, b, n.K, n.Filter.Name(), b))
+		return d, rw, class, k
+	}
+	d = make([]float64, 0, k*(k-1)/2)
+	for p := range k {
+		for q := p + 1; q < k; q++ {
+			d = append(d, at(p, q))
 		}
 	}
-	return out
+	return d, w, class, 0
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/difftrace/difftrace/cluster"
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/trace"
@@ -30,7 +31,7 @@ func TestSweepDeterministic(t *testing.T) {
 			if setup.procs > 0 {
 				runtime.GOMAXPROCS(setup.procs)
 			}
-			rk, err := openRuns(t, Options{Workers: setup.workers}, pair[0], pair[1]).Sweep(defaultGrid(t, ""))
+			rk, err := sweep(openRuns(t, compare.Options{Workers: setup.workers}, pair[0], pair[1]), defaultGrid(t, ""), nil)
 			runtime.GOMAXPROCS(old)
 			if err != nil {
 				t.Fatal(err)
@@ -98,21 +99,21 @@ func TestConsensusOrder(t *testing.T) {
 		{Threads: []Suspect{{ID: tid(5, 0), Score: 0.2}}},
 	}
 	want := "[{5.0 3 4} {4.0 1 2} {6.0 1 1}]"
-	if got := fmt.Sprint(Consensus(rows, Threads)); got != want {
+	if got := fmt.Sprint(Consensus(rows, compare.Threads)); got != want {
 		t.Fatalf("consensus %s, want %s", got, want)
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 20 {
 		shuffled := slices.Clone(rows)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		if got := fmt.Sprint(Consensus(shuffled, Threads)); got != want {
+		if got := fmt.Sprint(Consensus(shuffled, compare.Threads)); got != want {
 			t.Fatalf("shuffled rows: consensus %s, want %s", got, want)
 		}
 	}
-	if top := Top(Consensus(rows[2:3], Threads)); len(top) != 2 {
+	if top := Top(Consensus(rows[2:3], compare.Threads)); len(top) != 2 {
 		t.Errorf("Top of a tie: %v, want both", top)
 	}
-	if len(Consensus(rows[3:4], Threads)) != 0 {
+	if len(Consensus(rows[3:4], compare.Threads)) != 0 {
 		t.Error("a row without suspects voted")
 	}
 }
@@ -121,19 +122,19 @@ func TestConsensusOrder(t *testing.T) {
 // compared over the union of their traces; a trace missing from a run has
 // no calls there, and the ranking says which traces exist in one run only.
 func TestUnionOfRuns(t *testing.T) {
-	c := openRuns(t, Options{}, "oddeven4-normal", "oddeven-normal")
+	c := openRuns(t, compare.Options{}, "oddeven4-normal", "oddeven-normal")
 	if len(c.IDs) != 16 {
 		t.Fatalf("%d traces, want the union of 4 and 16 ranks", len(c.IDs))
 	}
-	if got := fmt.Sprint(c.OnlyIn(Faulty)); got != "[4.0 5.0 6.0 7.0 8.0 9.0 10.0 11.0 12.0 13.0 14.0 15.0]" {
+	if got := fmt.Sprint(c.OnlyIn(compare.Faulty)); got != "[4.0 5.0 6.0 7.0 8.0 9.0 10.0 11.0 12.0 13.0 14.0 15.0]" {
 		t.Errorf("only in the faulty run: %s", got)
 	}
-	if len(c.OnlyIn(Normal)) != 0 {
-		t.Errorf("only in the normal run: %v, want none", c.OnlyIn(Normal))
+	if len(c.OnlyIn(compare.Normal)) != 0 {
+		t.Errorf("only in the normal run: %v, want none", c.OnlyIn(compare.Normal))
 	}
 	for i := range c.IDs {
-		if c.Has(Normal, i) != (i < 4) || !c.Has(Faulty, i) {
-			t.Errorf("trace %v: in normal %v, in faulty %v", c.IDs[i], c.Has(Normal, i), c.Has(Faulty, i))
+		if c.Has(compare.Normal, i) != (i < 4) || !c.Has(compare.Faulty, i) {
+			t.Errorf("trace %v: in normal %v, in faulty %v", c.IDs[i], c.Has(compare.Normal, i), c.Has(compare.Faulty, i))
 		}
 	}
 	ns, err := c.Recognize([]*filters.Filter{filters.MustParse("mpi")}, []int{10})
@@ -142,11 +143,11 @@ func TestUnionOfRuns(t *testing.T) {
 	}
 	n := ns[0]
 	for i := range c.IDs {
-		if empty := len(n.Seqs[Normal][i]) == 0 && n.Kept[Normal][i] == 0; empty != (i >= 4) {
-			t.Errorf("trace %v in the normal run: %s (%d calls)", c.IDs[i], n.Seqs[Normal][i].Format(n.Names()), n.Kept[Normal][i])
+		if empty := len(n.Seqs[compare.Normal][i]) == 0 && n.Kept[compare.Normal][i] == 0; empty != (i >= 4) {
+			t.Errorf("trace %v in the normal run: %s (%d calls)", c.IDs[i], n.Seqs[compare.Normal][i].Format(n.Names()), n.Kept[compare.Normal][i])
 		}
 	}
-	s, err := n.Similarity(fca.Mode{}, Threads)
+	s, err := n.Similarity(fca.Mode{}, compare.Threads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,12 +156,12 @@ func TestUnionOfRuns(t *testing.T) {
 	}
 	// Two missing traces are alike (both empty); a missing trace shares
 	// nothing with a present one.
-	if s.JSM[Normal].At(4, 5) != 1 || s.JSM[Normal].At(0, 5) != 0 || s.JSM[Faulty].At(4, 6) != 1 {
+	if s.JSM[compare.Normal].At(4, 5) != 1 || s.JSM[compare.Normal].At(0, 5) != 0 || s.JSM[compare.Faulty].At(4, 6) != 1 {
 		t.Errorf("JSM_normal[4][5] = %v, [0][5] = %v, JSM_faulty[4][6] = %v; want 1, 0, 1",
-			s.JSM[Normal].At(4, 5), s.JSM[Normal].At(0, 5), s.JSM[Faulty].At(4, 6))
+			s.JSM[compare.Normal].At(4, 5), s.JSM[compare.Normal].At(0, 5), s.JSM[compare.Faulty].At(4, 6))
 	}
 
-	rk, err := c.Sweep(defaultGrid(t, ""))
+	rk, err := sweep(c, defaultGrid(t, ""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestUnionOfRuns(t *testing.T) {
 	}
 
 	// The other way round: the traces are only in the normal run.
-	rk, err = openRuns(t, Options{}, "oddeven-normal", "oddeven4-normal").Sweep(namedGrid("mpi"))
+	rk, err = sweep(openRuns(t, compare.Options{}, "oddeven-normal", "oddeven4-normal"), namedGrid("mpi"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,17 +197,17 @@ func TestUnionOfRuns(t *testing.T) {
 // TestSweepErrors: what a sweep refuses, with a message that says what to
 // do.
 func TestSweepErrors(t *testing.T) {
-	if _, err := Open(nil, Options{}); err == nil || !strings.Contains(err.Error(), "give one run") {
-		t.Errorf("Open of no run: %v", err)
+	if _, err := compare.Open(nil, compare.Options{}); err == nil || !strings.Contains(err.Error(), "give one run") {
+		t.Errorf("compare.Open of no run: %v", err)
 	}
-	if _, err := Open([]string{runsDir + "/no-such-run"}, Options{}); err == nil || !strings.Contains(err.Error(), "no-such-run") {
-		t.Errorf("Open of a missing run: %v", err)
+	if _, err := compare.Open([]string{runsDir + "/no-such-run"}, compare.Options{}); err == nil || !strings.Contains(err.Error(), "no-such-run") {
+		t.Errorf("compare.Open of a missing run: %v", err)
 	}
-	one := openRuns(t, Options{}, "oddeven4-normal")
-	if _, err := one.Sweep(namedGrid("mpi")); err == nil || !strings.Contains(err.Error(), "two runs") {
+	one := openRuns(t, compare.Options{}, "oddeven4-normal")
+	if _, err := sweep(one, namedGrid("mpi"), nil); err == nil || !strings.Contains(err.Error(), "two runs") {
 		t.Errorf("Sweep of one run: %v", err)
 	}
-	two := openRuns(t, Options{}, "oddeven4-normal", "oddeven4-normal")
+	two := openRuns(t, compare.Options{}, "oddeven4-normal", "oddeven4-normal")
 	for _, tc := range []struct {
 		g    Grid
 		want string
@@ -218,13 +219,13 @@ func TestSweepErrors(t *testing.T) {
 		{Grid{Filters: namedGrid("omp").Filters, Ks: DefaultKs, Modes: fca.Modes(), Linkages: []cluster.Method{cluster.Ward}, Prune: true}, "keeps any call"},
 		{Grid{Filters: namedGrid("mpi").Filters, Ks: []int{0}, Modes: fca.Modes(), Linkages: DefaultLinkages}, "K"},
 	} {
-		if _, err := two.Sweep(tc.g); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := sweep(two, tc.g, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("grid %+v: error %v, want one about %q", tc.g, err, tc.want)
 		}
 	}
 	// Two identical runs: nothing changed, nobody is suspect, every
 	// B-score is 1.
-	rk, err := two.Sweep(namedGrid("mpi", "all"))
+	rk, err := sweep(two, namedGrid("mpi", "all"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,54 +236,5 @@ func TestSweepErrors(t *testing.T) {
 	}
 	if len(rk.ThreadVotes) != 0 {
 		t.Errorf("identical runs: consensus %v", rk.ThreadVotes)
-	}
-}
-
-// TestSweepJSMIsTheLatticeJSM: the sweep computes its JSMs from attribute
-// bitsets and builds process contexts from the thread contexts it has; the
-// lattice and jsm commands read the JSMs off the lattices. Both give the
-// same matrices, at both levels, in every mode.
-func TestSweepJSMIsTheLatticeJSM(t *testing.T) {
-	c := openRuns(t, Options{}, "ilcs-normal", "ilcs-critbug")
-	ns, err := c.Recognize([]*filters.Filter{filters.MustParse("all"), filters.MustParse("omp")}, []int{10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range ns {
-		for _, m := range fca.Modes() {
-			for _, l := range []Level{Threads, Processes} {
-				lat, err := n.Similarity(m, l)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var bits *Similarity
-				if l == Threads {
-					bits, err = n.similarity(m, l, false)
-				} else {
-					th, _ := n.similarity(m, Threads, false)
-					ctxs := make([]*fca.Context, 2)
-					for r := range ctxs {
-						ctxs[r], _ = n.processContext(th.Ctx[r])
-					}
-					bits, err = n.similarityOf(l, ctxs, false)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				for r := range 2 {
-					if lat.Lattice[r] == nil || bits.Lattice[r] != nil {
-						t.Fatalf("%s %v %v: lattice %v, bitsets %v", n.Filter.Name(), m, l, lat.Lattice[r] != nil, bits.Lattice[r] != nil)
-					}
-					k := len(lat.IDs)
-					for a := range k {
-						for b := range k {
-							if x, y := lat.JSM[r].At(a, b), bits.JSM[r].At(a, b); x != y {
-								t.Fatalf("%s %v %v run %d: JSM[%d][%d] = %v off the lattice, %v from bitsets", n.Filter.Name(), m, l, r, a, b, x, y)
-							}
-						}
-					}
-				}
-			}
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/difftrace/difftrace/cluster"
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/rank"
@@ -165,7 +166,7 @@ func classOf(n *hang.Node) *Class {
 // attribute mode the heatmaps and lattices (NewView), and for each row its
 // dendrograms. nlr finds the NLR of a filter and K. The suspects marked on
 // the heatmaps are the row's.
-func Precompute(rpt *Report, rows []int, nlr func(filter string, k int) (*rank.NLR, error)) error {
+func Precompute(rpt *Report, rows []int, nlr func(filter string, k int) (*compare.NLR, error)) error {
 	for _, i := range rows {
 		if rpt.Rows[i].Combination >= 0 {
 			continue
@@ -210,17 +211,17 @@ func Precompute(rpt *Report, rows []int, nlr func(filter string, k int) (*rank.N
 }
 
 // similarity builds both runs' thread-level contexts and JSMs under m,
-// from bitsets as the sweep does (stored up to rank.MaxClasses classes).
-func similarity(n *rank.NLR, m fca.Mode) (*rank.Similarity, error) {
+// from bitsets as the sweep does (stored up to compare.MaxClasses classes).
+func similarity(n *compare.NLR, m fca.Mode) (*compare.Similarity, error) {
 	c := n.Comparison()
-	s := &rank.Similarity{Level: rank.Threads, IDs: c.Objects(rank.Threads)}
+	s := &compare.Similarity{Level: compare.Threads, IDs: c.Objects(compare.Threads)}
 	for r := range 2 {
-		ctx, err := n.Context(r, m, rank.Threads)
+		ctx, err := n.Context(r, m, compare.Threads)
 		if err != nil {
 			return nil, err
 		}
 		j := fca.BitsetJSM
-		if ctx.NumClasses() > rank.MaxClasses {
+		if ctx.NumClasses() > compare.MaxClasses {
 			j = fca.LazyJSM
 		}
 		s.Ctx = append(s.Ctx, ctx)
@@ -231,7 +232,7 @@ func similarity(n *rank.NLR, m fca.Mode) (*rank.Similarity, error) {
 
 // NewView returns the heatmaps and the lattices of s, the similarity of
 // row r's filter, K and attribute mode; the heatmaps mark r's suspects.
-func NewView(r Row, s *rank.Similarity) (View, error) {
+func NewView(r Row, s *compare.Similarity) (View, error) {
 	v := View{Filter: r.Filter, K: r.K, Attrs: r.Attrs}
 	var sus []trace.ID
 	for _, x := range r.Threads {
@@ -239,7 +240,7 @@ func NewView(r Row, s *rank.Similarity) (View, error) {
 			sus = append(sus, id)
 		}
 	}
-	v.Heatmaps = NewHeatmaps(s.IDs, s.JSM[rank.Normal], s.JSM[rank.Faulty], sus)
+	v.Heatmaps = NewHeatmaps(s.IDs, s.JSM[compare.Normal], s.JSM[compare.Faulty], sus)
 	for run, name := range []string{"normal", "faulty"} {
 		ctx := s.Ctx[run]
 		title := fmt.Sprintf("%s run: %d traces in %d classes, %d attributes", name, ctx.Len(), ctx.NumClasses(), ctx.NumAttrs())

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/nlr"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -108,7 +108,7 @@ type DiffLoop struct {
 
 // NewDiffNLR returns the document of a diffNLR; view says where its filter
 // and K come from ("" for nowhere in particular).
-func NewDiffNLR(d *rank.DiffNLR, view string) *DiffNLR {
+func NewDiffNLR(d *compare.DiffNLR, view string) *DiffNLR {
 	n := d.NLR
 	c := n.Comparison()
 	full := func(s trace.Symbol) string { return c.Symbols.Name(s).Func }
@@ -119,8 +119,8 @@ func NewDiffNLR(d *rank.DiffNLR, view string) *DiffNLR {
 		}
 		return out
 	}
-	doc := &DiffNLR{Trace: d.ID.String(), Normal: c.Runs[rank.Normal].Dir, Faulty: c.Runs[rank.Faulty].Dir,
-		Filter: n.Filter.Name(), K: n.K, View: view, Ended: c.Runs[rank.Faulty].Ending(d.ID.Proc),
+	doc := &DiffNLR{Trace: d.ID.String(), Normal: c.Runs[compare.Normal].Dir, Faulty: c.Runs[compare.Faulty].Dir,
+		Filter: n.Filter.Name(), K: n.K, View: view, Ended: c.Runs[compare.Faulty].Ending(d.ID.Proc),
 		RunWide: []string{}, Threads: []DiffThread{}, Loops: []DiffLoop{}}
 	doc.Text = DiffText{Picture: d.Picture, Loops: d.Loops}
 	for _, ch := range n.RunWide {
@@ -133,7 +133,7 @@ func NewDiffNLR(d *rank.DiffNLR, view string) *DiffNLR {
 	var used []nlr.Sequence
 	for j, t := range d.Threads {
 		i, _ := c.Index(t)
-		used = append(used, n.Seq(rank.Normal, i), n.Seq(rank.Faulty, i))
+		used = append(used, n.Seq(compare.Normal, i), n.Seq(compare.Faulty, i))
 		th := DiffThread{Trace: t.String(), Diff: []DiffNLRBlock{}}
 		for _, b := range d.Blocks[j] {
 			jb := DiffNLRBlock{Kind: b.Kind.String(), Elements: []string{}}
@@ -186,7 +186,7 @@ func (d *DiffNLR) writeJSON(w io.Writer, _ Options) error {
 // writeText writes the header (the view, the runs, the run-wide changes
 // left out), the diff, coloured when o.Color says, and the loops.
 // DiffNLRHead counts the lines the text of a diffNLR writes before what
-// rank.DiffNLR lays out (diffnlr.Abridge.Lines): the title, the two runs
+// compare.DiffNLR lays out (diffnlr.Abridge.Lines): the title, the two runs
 // and a blank line.
 const DiffNLRHead = 4
 

@@ -4,9 +4,9 @@ import (
 	"os"
 	"slices"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -15,7 +15,7 @@ import (
 // and receive after seven iterations (seeds/002 Fig. 3.5b), written as
 // "difftrace diffnlr 5" prints it.
 func ExampleDiffNLR() {
-	c, err := rank.Open([]string{"../testdata/runs/oddeven-normal", "../testdata/runs/oddeven-swapbug"}, rank.Options{})
+	c, err := compare.Open([]string{"../testdata/runs/oddeven-normal", "../testdata/runs/oddeven-swapbug"}, compare.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -47,7 +47,7 @@ func write(t *testing.T, d Document, o Options) []byte {
 // for a committed pair of runs (abridged as diffnlr does by default).
 func diffNLRDoc(t *testing.T, normal, faulty, spec, id, view string) *DiffNLR {
 	t.Helper()
-	c, err := rank.Open([]string{filepath.Join(runsDir, normal), filepath.Join(runsDir, faulty)}, rank.Options{})
+	c, err := compare.Open([]string{filepath.Join(runsDir, normal), filepath.Join(runsDir, faulty)}, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

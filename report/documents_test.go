@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -41,13 +41,13 @@ func goldenDoc(t *testing.T, file string, d Document, o Options) {
 }
 
 // openPair opens committed runs, the normal one first.
-func openPair(t *testing.T, dirs ...string) *rank.Comparison {
+func openPair(t *testing.T, dirs ...string) *compare.Comparison {
 	t.Helper()
 	var paths []string
 	for _, d := range dirs {
 		paths = append(paths, filepath.Join("..", "testdata", d))
 	}
-	c, err := rank.Open(paths, rank.Options{})
+	c, err := compare.Open(paths, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func rankDoc(t *testing.T, share float64, dirs ...string) *Ranking {
 		t.Fatal(err)
 	}
 	g := rank.Grid{Filters: fs, Ks: rank.DefaultKs, Modes: fca.Modes(), Linkages: rank.DefaultLinkages, Prune: true, SuspectShare: share}
-	rk, hung, err := hang.Sweep(c, g)
+	rk, hung, err := rank.Sweep(c, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,11 +187,11 @@ func TestNLRsGolden(t *testing.T) {
 func TestKeptGolden(t *testing.T) {
 	c := openPair(t, "runs/ilcs-normal")
 	flt := filters.MustParse("omp.crit+mem")
-	ids, err := c.Runs[rank.Normal].Select("1,2.3")
+	ids, err := c.Runs[compare.Normal].Select("1,2.3")
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept, err := c.Filter(flt, rank.Normal, ids)
+	kept, err := c.Filter(flt, compare.Normal, ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestKeptGolden(t *testing.T) {
 }
 
 // similarityOf measures the runs' traces under mpi, K 10, mode at level.
-func similarityOf(t *testing.T, mode string, level rank.Level, runs ...string) (*rank.Similarity, fca.Mode) {
+func similarityOf(t *testing.T, mode string, level compare.Level, runs ...string) (*compare.Similarity, fca.Mode) {
 	t.Helper()
 	c := openPair(t, runs...)
 	res, err := c.Recognize([]*filters.Filter{filters.MustParse("mpi")}, []int{10})
@@ -225,12 +225,12 @@ func similarityOf(t *testing.T, mode string, level rank.Level, runs ...string) (
 }
 
 func TestJSMGolden(t *testing.T) {
-	sim, m := similarityOf(t, "sing.noFreq", rank.Threads, "runs/oddeven4-normal")
+	sim, m := similarityOf(t, "sing.noFreq", compare.Threads, "runs/oddeven4-normal")
 	one := NewJSM(sim, "mpi", 10, m)
 	goldenDoc(t, "jsm-oddeven4.txt", one, Options{})
 	goldenDoc(t, "jsm-oddeven4.csv", one, Options{Format: CSV})
 	goldenDoc(t, "jsm-oddeven4.json", one, Options{Format: JSON})
-	sim, m = similarityOf(t, "sing.actual", rank.Processes, "runs/oddeven-normal", "runs/oddeven-swapbug")
+	sim, m = similarityOf(t, "sing.actual", compare.Processes, "runs/oddeven-normal", "runs/oddeven-swapbug")
 	two := NewJSM(sim, "mpi", 10, m)
 	goldenDoc(t, "jsm-oddeven-swapbug.txt", two, Options{})
 	goldenDoc(t, "jsm-oddeven-swapbug.csv", two, Options{Format: CSV})
@@ -239,13 +239,13 @@ func TestJSMGolden(t *testing.T) {
 func TestConceptsGolden(t *testing.T) {
 	for _, tc := range []struct {
 		file, run, mode string
-		level           rank.Level
+		level           compare.Level
 	}{
-		{"lattice-oddeven4", "runs/oddeven4-normal", "sing.noFreq", rank.Threads},
-		{"lattice-ilcs-process", "runs/ilcs-normal", "doub.log10", rank.Processes},
+		{"lattice-oddeven4", "runs/oddeven4-normal", "sing.noFreq", compare.Threads},
+		{"lattice-ilcs-process", "runs/ilcs-normal", "doub.log10", compare.Processes},
 	} {
 		sim, m := similarityOf(t, tc.mode, tc.level, tc.run)
-		d := NewConcepts(sim.Ctx[rank.Normal], sim.Lattice[rank.Normal], "mpi", 10, m, tc.level)
+		d := NewConcepts(sim.Ctx[compare.Normal], sim.Lattice[compare.Normal], "mpi", 10, m, tc.level)
 		goldenDoc(t, tc.file+".txt", d, Options{})
 		goldenDoc(t, tc.file+".json", d, Options{Format: JSON})
 	}

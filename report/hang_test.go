@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/hang"
-	"github.com/difftrace/difftrace/rank"
 )
 
 // hangOf analyses the last of the committed runs given (normal runs
@@ -17,7 +17,7 @@ func hangOf(t *testing.T, runs ...string) *hang.Report {
 	for _, r := range runs {
 		dirs = append(dirs, filepath.Join(runsDir, r))
 	}
-	c, err := rank.Open(dirs, rank.Options{})
+	c, err := compare.Open(dirs, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/rank"
 )
 
 // JSM is the result of "difftrace jsm": the Jaccard similarity matrices of
@@ -27,18 +27,18 @@ type JSM struct {
 
 // NewJSM returns the matrices of sim, computed under filter, K k, attribute
 // mode m.
-func NewJSM(sim *rank.Similarity, filter string, k int, m fca.Mode) *JSM {
+func NewJSM(sim *compare.Similarity, filter string, k int, m fca.Mode) *JSM {
 	d := &JSM{Filter: filter, K: k, Attrs: m.String(), Level: sim.Level.String()}
 	if len(sim.JSM) == 1 {
 		d.Panels = []fca.Panel{fca.JSMPanel("JSM", sim.JSM[0])}
 		return d
 	}
 	n := len(sim.IDs)
-	diff := fca.JSMPanel("JSM_D = |JSM_faulty − JSM_normal|", sim.JSM[rank.Normal])
+	diff := fca.JSMPanel("JSM_D = |JSM_faulty − JSM_normal|", sim.JSM[compare.Normal])
 	diff.M = mat.NewDense(n, n, sim.DiffMatrix())
 	d.Panels = []fca.Panel{
-		fca.JSMPanel("JSM_normal", sim.JSM[rank.Normal]),
-		fca.JSMPanel("JSM_faulty", sim.JSM[rank.Faulty]),
+		fca.JSMPanel("JSM_normal", sim.JSM[compare.Normal]),
+		fca.JSMPanel("JSM_faulty", sim.JSM[compare.Faulty]),
 		diff,
 	}
 	return d

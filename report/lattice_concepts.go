@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -44,7 +44,7 @@ type ConceptEntry struct {
 
 // NewConcepts lists the concepts of lat, the lattice of ctx, computed
 // under filter, K k, attribute mode m at level l.
-func NewConcepts(ctx *fca.Context, lat *fca.Lattice, filter string, k int, m fca.Mode, l rank.Level) *Concepts {
+func NewConcepts(ctx *fca.Context, lat *fca.Lattice, filter string, k int, m fca.Mode, l compare.Level) *Concepts {
 	d := &Concepts{Filter: filter, K: k, Attrs: m.String(), Level: l.String(),
 		Objects: ctx.Len(), Attributes: ctx.NumAttrs(), Classes: ctx.NumClasses(), Context: ctx}
 	order := make([]int, lat.Len())

@@ -5,8 +5,8 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/nlr"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -37,7 +37,7 @@ type TraceNLR struct {
 
 // NewNLRs lists the traces ids of c (each in every run, in turn) as n
 // folded them.
-func NewNLRs(c *rank.Comparison, n *rank.NLR, ids []trace.ID) *NLRs {
+func NewNLRs(c *compare.Comparison, n *compare.NLR, ids []trace.ID) *NLRs {
 	names := n.Names()
 	labels := []string{"run"}
 	if len(c.Runs) > 1 {

@@ -4,15 +4,15 @@ import (
 	"log"
 	"os"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
 
 // The loops of every trace of a run under the mpi filter, as "difftrace
 // nlr" prints them.
 func ExampleNLRs() {
-	c, err := rank.Open([]string{"../testdata/runs/oddeven4-normal"}, rank.Options{})
+	c, err := compare.Open([]string{"../testdata/runs/oddeven4-normal"}, compare.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

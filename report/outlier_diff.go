@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/nlr"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -33,7 +33,7 @@ type PeerDiffNLR struct {
 
 // NewPeerDiffNLR returns the document of a diffNLR of two traces of one
 // run (outlier.PeerDiff): d.ID against the trace against.
-func NewPeerDiffNLR(d *rank.DiffNLR, against trace.ID) *PeerDiffNLR {
+func NewPeerDiffNLR(d *compare.DiffNLR, against trace.ID) *PeerDiffNLR {
 	n := d.NLR
 	c := n.Comparison()
 	full := func(s trace.Symbol) string { return c.Symbols.Name(s).Func }
@@ -83,7 +83,7 @@ func NewPeerDiffNLR(d *rank.DiffNLR, against trace.ID) *PeerDiffNLR {
 }
 
 // peerIndex finds a trace of the run, or the one thread of a process.
-func peerIndex(c *rank.Comparison, t trace.ID) (int, bool) {
+func peerIndex(c *compare.Comparison, t trace.ID) (int, bool) {
 	if !t.IsProcess() {
 		return c.Index(t)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/rank"
@@ -29,9 +30,9 @@ type PageOptions struct {
 // of the faulty run (nil when it did not hang): the runs, the ranking, the
 // precomputed combinations, the diffNLRs of the top suspects and the
 // verdict. The page's own commands (Report.Commands) are the caller's.
-func NewPage(c *rank.Comparison, rk *rank.Ranking, hung *hang.Report, o PageOptions) (*Report, error) {
+func NewPage(c *compare.Comparison, rk *rank.Ranking, hung *hang.Report, o PageOptions) (*Report, error) {
 	rpt := &Report{
-		Title:   trace.Printable(c.RunLabel(rank.Normal) + " vs " + c.RunLabel(rank.Faulty)),
+		Title:   trace.Printable(c.RunLabel(compare.Normal) + " vs " + c.RunLabel(compare.Faulty)),
 		Version: o.Version, Traces: len(c.IDs), Processes: len(c.Processes()),
 	}
 	rpt.Runs = pageRuns(c)
@@ -44,7 +45,7 @@ func NewPage(c *rank.Comparison, rk *rank.Ranking, hung *hang.Report, o PageOpti
 	if err != nil {
 		return nil, err
 	}
-	nlrOf := func(filter string, k int) (*rank.NLR, error) {
+	nlrOf := func(filter string, k int) (*compare.NLR, error) {
 		for _, n := range nlrs {
 			if n.Filter.Name() == filter && n.K == k {
 				return n, nil
@@ -87,8 +88,8 @@ func NewPage(c *rank.Comparison, rk *rank.Ranking, hung *hang.Report, o PageOpti
 	if len(rk.Filters) > 0 {
 		broadest = rk.Filters[len(rk.Filters)-1]
 	}
-	fold := func(specs []string, ks []int) ([]*rank.NLR, error) {
-		var out []*rank.NLR
+	fold := func(specs []string, ks []int) ([]*compare.NLR, error) {
+		var out []*compare.NLR
 		for _, s := range specs {
 			for _, k := range ks {
 				n, err := nlrOf(s, k)
@@ -127,7 +128,7 @@ func NewPage(c *rank.Comparison, rk *rank.Ranking, hung *hang.Report, o PageOpti
 
 // recognizeRanking recognises the loops of every trace under each filter
 // and K of the ranking, as the sweep did.
-func recognizeRanking(c *rank.Comparison, rk *rank.Ranking) ([]*rank.NLR, error) {
+func recognizeRanking(c *compare.Comparison, rk *rank.Ranking) ([]*compare.NLR, error) {
 	fs := make([]*filters.Filter, len(rk.Filters))
 	for i, spec := range rk.Filters {
 		var err error
@@ -171,7 +172,7 @@ func precomputedText(n, total, best, suggested int, noise bool) string {
 // them: the suggested one (always: the verdict quotes its first
 // difference), then the consensus's leaders (processes when every process
 // has one thread, as the suggestion names them).
-func diffTargets(c *rank.Comparison, rk *rank.Ranking, most int) []trace.ID {
+func diffTargets(c *compare.Comparison, rk *rank.Ranking, most int) []trace.ID {
 	var out []trace.ID
 	add := func(id trace.ID) {
 		if len(out) < most && !slices.Contains(out, id) {

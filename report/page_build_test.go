@@ -7,9 +7,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -23,13 +23,13 @@ func TestNewPageGolden(t *testing.T) {
 		{"stencil", "stencil-normal", "stencil-skipbug"},
 	} {
 		t.Run(p.name, func(t *testing.T) {
-			c, err := rank.Open([]string{filepath.Join(runsDir, p.normal), filepath.Join(runsDir, p.faulty)}, rank.Options{})
+			c, err := compare.Open([]string{filepath.Join(runsDir, p.normal), filepath.Join(runsDir, p.faulty)}, compare.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			g := rank.Grid{Filters: []*filters.Filter{filters.MustParse("mpi"), filters.MustParse("all")},
 				Ks: []int{10}, Modes: fca.Modes(), Linkages: rank.DefaultLinkages}
-			rk, hung, err := hang.Sweep(c, g)
+			rk, hung, err := rank.Sweep(c, g)
 			if err != nil {
 				t.Fatal(err)
 			}

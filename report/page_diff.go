@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
@@ -44,7 +45,7 @@ func pageViewWhy(v *rank.View) string {
 // pageDiff is the diffNLR of id under n as "difftrace diffnlr" prints it
 // (with its default abridging), as values: the first differences, the
 // notes, each line of the diff (a loop's with its body) and the loops.
-func pageDiff(n *rank.NLR, id trace.ID, source string) (Diff, error) {
+func pageDiff(n *compare.NLR, id trace.ID, source string) (Diff, error) {
 	d := Diff{Trace: id.String(), Header: fmt.Sprintf("diffNLR(%s): filter %s, K %d (%s)", id, n.Filter.Name(), n.K, source)}
 	dn, err := n.Comparison().DiffNLR(n, id, diffnlr.Abridge{Context: 3, Changed: 4, Changes: 20}) // diffnlr's defaults
 	if err != nil {
@@ -91,7 +92,7 @@ var loopLabel = regexp.MustCompile(`^L(\d+)\^\d+`)
 // diffLine reads one line of diffnlr's text: its sign, the element, the
 // note beside a changed loop and the mark where a faulty trace ended;
 // a loop gets its body.
-func diffLine(n *rank.NLR, l string, budget *int) DiffLine {
+func diffLine(n *compare.NLR, l string, budget *int) DiffLine {
 	if strings.HasPrefix(l, "@@ ") {
 		return DiffLine{Kind: "head", Text: l}
 	}
@@ -128,7 +129,7 @@ func diffLine(n *rank.NLR, l string, budget *int) DiffLine {
 
 // loopBody unfolds the body of loop id, loops within it too, within the
 // budget.
-func loopBody(n *rank.NLR, id int32, depth int, budget *int) []Node {
+func loopBody(n *compare.NLR, id int32, depth int, budget *int) []Node {
 	body := n.Table.Body(id)
 	names := n.Names()
 	var out []Node

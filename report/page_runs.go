@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/decode"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
 // pageRuns describes the runs of the comparison.
-func pageRuns(c *rank.Comparison) []Run {
+func pageRuns(c *compare.Comparison) []Run {
 	var out []Run
 	for r, run := range c.Runs {
 		role := "normal"
 		switch {
-		case r == rank.Faulty:
+		case r == compare.Faulty:
 			role = "faulty"
-		case r > rank.Faulty:
+		case r > compare.Faulty:
 			role = "normal (noise floors)"
 		}
 		rr := Run{Role: role, Dir: trace.Printable(run.Dir), Program: trace.Printable(strings.Join(Programs(run), ", "))}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/difftrace/difftrace/cluster"
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/nlr"
@@ -20,9 +21,9 @@ import (
 const runsDir = "../testdata/runs"
 
 // sweep ranks a committed pair of runs over a small grid.
-func sweep(t *testing.T, normal, faulty string, specs ...string) (*rank.Comparison, *rank.Ranking) {
+func sweep(t *testing.T, normal, faulty string, specs ...string) (*compare.Comparison, *rank.Ranking) {
 	t.Helper()
-	c, err := rank.Open([]string{filepath.Join(runsDir, normal), filepath.Join(runsDir, faulty)}, rank.Options{})
+	c, err := compare.Open([]string{filepath.Join(runsDir, normal), filepath.Join(runsDir, faulty)}, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func sweep(t *testing.T, normal, faulty string, specs ...string) (*rank.Comparis
 	for _, s := range specs {
 		g.Filters = append(g.Filters, filters.MustParse(s))
 	}
-	rk, err := c.Sweep(g)
+	rk, _, err := rank.Sweep(c, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func sweep(t *testing.T, normal, faulty string, specs ...string) (*rank.Comparis
 }
 
 // pageOf builds the report of a ranking with every row precomputed.
-func pageOf(t *testing.T, c *rank.Comparison, rk *rank.Ranking) *Report {
+func pageOf(t *testing.T, c *compare.Comparison, rk *rank.Ranking) *Report {
 	t.Helper()
 	rpt := &Report{Title: "test", Version: "test", Traces: len(c.IDs), Processes: len(c.Processes())}
 	FromRanking(rpt, rk)
@@ -54,7 +55,7 @@ func pageOf(t *testing.T, c *rank.Comparison, rk *rank.Ranking) *Report {
 	for i := range rpt.Rows {
 		rows = append(rows, i)
 	}
-	err = Precompute(rpt, rows, func(f string, k int) (*rank.NLR, error) {
+	err = Precompute(rpt, rows, func(f string, k int) (*compare.NLR, error) {
 		for _, n := range nlrs {
 			if n.Filter.Name() == f && n.K == k {
 				return n, nil
@@ -82,7 +83,7 @@ func TestDendrogramsCutAsTheBScore(t *testing.T) {
 	} {
 		c, rk := sweep(t, p.normal, p.faulty, p.specs...)
 		rpt := pageOf(t, c, rk)
-		nlrs := map[string]*rank.NLR{}
+		nlrs := map[string]*compare.NLR{}
 		for _, f := range p.specs {
 			n, err := nlrOf(c, f, 10)
 			if err != nil {
@@ -100,7 +101,7 @@ func TestDendrogramsCutAsTheBScore(t *testing.T) {
 			m, _ := fca.ParseMode(r.Attrs)
 			var labels [2][]int
 			for run := range 2 {
-				ctx, err := n.Context(run, m, rank.Threads)
+				ctx, err := n.Context(run, m, compare.Threads)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -124,7 +125,7 @@ func TestDendrogramsCutAsTheBScore(t *testing.T) {
 	}
 }
 
-func nlrOf(c *rank.Comparison, f string, k int) (*rank.NLR, error) {
+func nlrOf(c *compare.Comparison, f string, k int) (*compare.NLR, error) {
 	ns, err := c.Recognize([]*filters.Filter{filters.MustParse(f)}, []int{k})
 	if err != nil {
 		return nil, err
@@ -144,7 +145,7 @@ func TestHeatmapsAreTheJSMs(t *testing.T) {
 	}
 	for _, v := range rpt.Views {
 		m, _ := fca.ParseMode(v.Attrs)
-		sim, err := n.Similarity(m, rank.Threads)
+		sim, err := n.Similarity(m, compare.Threads)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +156,7 @@ func TestHeatmapsAreTheJSMs(t *testing.T) {
 		d := sim.DiffMatrix()
 		for a := range 40 {
 			for b := range 40 {
-				want := [3]float64{sim.JSM[rank.Normal].At(a, b), sim.JSM[rank.Faulty].At(a, b), d[a*40+b]}
+				want := [3]float64{sim.JSM[compare.Normal].At(a, b), sim.JSM[compare.Faulty].At(a, b), d[a*40+b]}
 				for p := range 3 {
 					if got := h.Panels[p].Values[a*40+b]; got != want[p] {
 						t.Fatalf("%s, %s[%d][%d] = %v, want %v", v.Attrs, h.Panels[p].Title, a, b, got, want[p])

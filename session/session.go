@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/internal/private"
@@ -279,10 +280,10 @@ type Pick struct {
 // where id is the top suspect, …), folding the runs of c as needed. When
 // no filter shows id changed, the best-ranked row's stays, and the note
 // says so. The session must have a best row.
-func (s *Session) Pick(c *rank.Comparison, rk *rank.Ranking, id trace.ID) (Pick, error) {
+func (s *Session) Pick(c *compare.Comparison, rk *rank.Ranking, id trace.ID) (Pick, error) {
 	v := s.Suggestion
 	if v == nil || v.Trace != id {
-		fold := func(specs []string, ks []int) ([]*rank.NLR, error) {
+		fold := func(specs []string, ks []int) ([]*compare.NLR, error) {
 			fs := make([]*filters.Filter, len(specs))
 			for i, spec := range specs {
 				var err error

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/param"
@@ -44,9 +45,9 @@ func (f *analysisFlags) registerAttrs(cmd *cobra.Command) {
 }
 
 // parse checks the flags the command registered.
-func (f *analysisFlags) parse() (*filters.Filter, fca.Mode, rank.Level, error) {
+func (f *analysisFlags) parse() (*filters.Filter, fca.Mode, compare.Level, error) {
 	var mode fca.Mode
-	var level rank.Level
+	var level compare.Level
 	flt, err := filters.Parse(f.filter)
 	if err != nil {
 		return nil, mode, level, fmt.Errorf("--filter: %v", err)
@@ -60,7 +61,7 @@ func (f *analysisFlags) parse() (*filters.Filter, fca.Mode, rank.Level, error) {
 		}
 	}
 	if f.level != "" {
-		if level, err = rank.ParseLevel(f.level); err != nil {
+		if level, err = compare.ParseLevel(f.level); err != nil {
 			return nil, mode, level, fmt.Errorf("--level: %v", err)
 		}
 	}
@@ -69,15 +70,15 @@ func (f *analysisFlags) parse() (*filters.Filter, fca.Mode, rank.Level, error) {
 
 // openComparison opens one or two runs for analysis, with progress bars on
 // stderr when it is a terminal.
-func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*rank.Comparison, error) {
+func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*compare.Comparison, error) {
 	if err := waitRecorded(cmd, dirs...); err != nil {
 		return nil, err
 	}
-	opts := rank.Options{MaxEvents: f.maxEvents, Unrelated: f.force, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms}
+	opts := compare.Options{MaxEvents: f.maxEvents, Unrelated: f.force, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms}
 	if bars := progress.New(cmd.ErrOrStderr()); bars != nil {
 		opts.Progress = bars
 	}
-	c, err := rank.Open(dirs, opts)
+	c, err := compare.Open(dirs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*rank.Com
 // similarity opens the runs, recognises their loops under flt and --k and
 // measures the traces' similarity under mode at level, reporting the notes
 // of each step on stderr.
-func (f *analysisFlags) similarity(cmd *cobra.Command, dirs []string, flt *filters.Filter, mode fca.Mode, level rank.Level) (*rank.Similarity, error) {
+func (f *analysisFlags) similarity(cmd *cobra.Command, dirs []string, flt *filters.Filter, mode fca.Mode, level compare.Level) (*compare.Similarity, error) {
 	c, err := f.openComparison(cmd, dirs)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/filters"
@@ -231,7 +232,7 @@ func (f *diffNLRFlags) check(cmd *cobra.Command) (ab diffnlr.Abridge, color bool
 
 // view opens the runs and returns the NLR of the view the diffNLR of id
 // is shown under, and where its filter and K come from.
-func (f *diffNLRFlags) view(cmd *cobra.Command, id trace.ID) (*rank.NLR, string, error) {
+func (f *diffNLRFlags) view(cmd *cobra.Command, id trace.ID) (*compare.NLR, string, error) {
 	dirs, source, pick, err := f.params(cmd)
 	if err != nil {
 		return nil, "", err

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/internal/outfile"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -41,7 +41,7 @@ func newFilterCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			run := c.Runs[rank.Normal]
+			run := c.Runs[compare.Normal]
 			ids, err := run.Select(f.traces)
 			if err != nil {
 				return err
@@ -53,7 +53,7 @@ func newFilterCmd() *cobra.Command {
 				return err
 			}
 			defer out.Abort()
-			kept, err := c.Filter(flt, rank.Normal, ids)
+			kept, err := c.Filter(flt, compare.Normal, ids)
 			printNotes(cmd, c.Notes())
 			if err != nil {
 				return err

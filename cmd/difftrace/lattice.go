@@ -5,10 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/internal/outfile"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -43,10 +43,10 @@ func newLatticeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, lat := sim.Ctx[rank.Normal], sim.Lattice[rank.Normal]
+			ctx, lat := sim.Ctx[compare.Normal], sim.Lattice[compare.Normal]
 			if lat == nil {
 				return fmt.Errorf("the lattice of %s under %s, %s is too large to build (%s); try a narrower filter or the noFreq attributes",
-					args[0], flt.Name(), mode, sim.JSM[rank.Normal].Notice())
+					args[0], flt.Name(), mode, sim.JSM[compare.Normal].Notice())
 			}
 			if len(f.outs) == 0 {
 				out, err := outfile.Create("", cmd.OutOrStdout())

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/outfile"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -82,7 +82,7 @@ func newNLRCmd() *cobra.Command {
 // selectIDs returns the traces of the comparison a selection names: "" for
 // all, or a comma-separated list of "P.T" and "P" (every thread of P that
 // exists in any run), without repeats, in ID order.
-func selectIDs(c *rank.Comparison, sel string) ([]trace.ID, error) {
+func selectIDs(c *compare.Comparison, sel string) ([]trace.ID, error) {
 	if strings.TrimSpace(sel) == "" {
 		return c.IDs, nil
 	}
@@ -113,7 +113,7 @@ func selectIDs(c *rank.Comparison, sel string) ([]trace.ID, error) {
 	return out, nil
 }
 
-func runDirs(c *rank.Comparison) string {
+func runDirs(c *compare.Comparison) string {
 	var dirs []string
 	for _, r := range c.Runs {
 		dirs = append(dirs, r.Dir)

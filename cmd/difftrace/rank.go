@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/rank"
@@ -68,7 +67,7 @@ func newRankCmd() *cobra.Command {
 			// A faulty run that hung gets the hang analysis too: where
 			// each rank stopped and whom to suspect, the first suspect
 			// being the trace whose diffNLR rank suggests.
-			rk, hung, err := hang.Sweep(c, grid)
+			rk, hung, err := rank.Sweep(c, grid)
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
@@ -56,7 +55,7 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	defer out.Abort()
 	// The ranking, and the hang analysis when the faulty run hung.
-	rk, hung, err := hang.Sweep(c, grid)
+	rk, hung, err := rank.Sweep(c, grid)
 	if err != nil {
 		return err
 	}

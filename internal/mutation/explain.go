@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/nlr"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -47,7 +47,7 @@ func OpenBase(dir string) (*Base, error) {
 	for i, tr := range trs {
 		b.Events[i] = tr.Events
 	}
-	poll := rank.Polling().Compile(tab).Keep
+	poll := compare.Polling().Compile(tab).Keep
 	parallel.Each(len(trs), 0, func(i int) {
 		b.trees[i] = NewTree(b.Events[i])
 		b.trees[i].Polling = poll
@@ -112,9 +112,9 @@ func (b *Base) Explainer(v View) (*Explainer, error) {
 		return nil, fmt.Errorf("mutation: %w", err)
 	}
 	e := &Explainer{base: b, view: v, mask: v.Filter.Compile(b.Symbols)}
-	// As rank.Comparison.discoverers: polling calls are read once a
+	// As compare.Comparison.discoverers: polling calls are read once a
 	// stretch where the filter keeps any.
-	pm := rank.Polling().Compile(b.Symbols)
+	pm := compare.Polling().Compile(b.Symbols)
 	for s := range b.Symbols.Len() {
 		if pm.Keep(trace.Symbol(s)) && e.mask.Keep(trace.Symbol(s)) {
 			e.poll = pm.Keep
@@ -132,7 +132,7 @@ func (b *Base) Explainer(v View) (*Explainer, error) {
 }
 
 // passOne returns the encoded pass-1 NLR of a trace's events under the
-// view, as rank.Comparison.passOne makes it: the events filtered in
+// view, as compare.Comparison.passOne makes it: the events filtered in
 // chunks by filters.Nests into a structural discoverer.
 func (e *Explainer) passOne(events []trace.Symbol) ([]byte, error) {
 	nests, err := filters.NewNests([]*filters.Mask{e.mask})
@@ -170,7 +170,7 @@ func (e *Explainer) Explain(i int, mutated []trace.Symbol) (Explanation, error) 
 	if err != nil {
 		return Explanation{}, err
 	}
-	// As rank.Comparison.Recognize: each run's distinct pass-1 NLRs are
+	// As compare.Comparison.Recognize: each run's distinct pass-1 NLRs are
 	// folded once, normal run first, traces in ID order.
 	var ds []nlr.Discovered
 	at := [2]int{-1, -1} // the folded sequence of trace i in each run
@@ -178,7 +178,7 @@ func (e *Explainer) Explain(i int, mutated []trace.Symbol) (Explanation, error) 
 		first := map[string]int{}
 		for j, id := range b.IDs {
 			enc := e.pass1[j]
-			if r == rank.Faulty && j == i {
+			if r == compare.Faulty && j == i {
 				enc = own
 			}
 			x, ok := first[string(enc)]
@@ -201,7 +201,7 @@ func (e *Explainer) Explain(i int, mutated []trace.Symbol) (Explanation, error) 
 		return Explanation{}, fmt.Errorf("mutation: %w", err)
 	}
 	ex := Explanation{View: e.view.String()}
-	normal, faulty := seqs[at[rank.Normal]], seqs[at[rank.Faulty]]
+	normal, faulty := seqs[at[compare.Normal]], seqs[at[compare.Faulty]]
 	w := diffnlr.Whole{Normal: b.Events[i], Faulty: mutated, Keep: e.mask.Keep, Poll: e.poll, Filter: e.view.Filter.Name()}
 	x, ok := diffnlr.Explain(table, normal, faulty, w)
 	if !ok {

@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/parlot"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
@@ -189,7 +189,7 @@ func copyFile(from, to string) error {
 }
 
 // ExplainRuns explains how trace id of the faulty run parts from the normal
-// run, through the run directories, as difftrace diffnlr does: rank.Open,
+// run, through the run directories, as difftrace diffnlr does: compare.Open,
 // then Recognize under the view, then the first difference of the thread
 // (cmd/difftrace's firstDifferences for one normal run). With v nil the
 // view is the one rank suggests for id: a full sweep over the default grid
@@ -198,7 +198,7 @@ func copyFile(from, to string) error {
 // rank's session. id is a thread; for a run whose processes have one thread
 // each, explanations name the process as the user would.
 func ExplainRuns(normal, faulty string, id trace.ID, v *View) (Explanation, error) {
-	c, err := rank.Open([]string{normal, faulty}, rank.Options{})
+	c, err := compare.Open([]string{normal, faulty}, compare.Options{})
 	if err != nil {
 		return Explanation{}, fmt.Errorf("mutation: %w", err)
 	}
@@ -234,20 +234,13 @@ var errNoView = errors.New("no filter of the ranking shows the trace changed")
 // suggest returns the view rank suggests for id: the sweep over the default
 // grid, as cmd/difftrace's rank runs it, then, unless the sweep's own
 // suggestion is of id, rank.Suggest over its rows (diffnlr's pickView).
-func suggest(c *rank.Comparison, id trace.ID) (*View, error) {
+func suggest(c *compare.Comparison, id trace.ID) (*View, error) {
 	fs, err := rank.DefaultFilters("")
 	if err != nil {
 		return nil, fmt.Errorf("mutation: %w", err)
 	}
 	g := rank.Grid{Filters: fs, Ks: rank.DefaultKs, Modes: fca.Modes(), Linkages: rank.DefaultLinkages, Prune: true}
-	g.Culprit = func() (trace.ID, string, bool) {
-		rep, err := hang.Analyze(c, hang.Options{})
-		if err != nil || !rep.Hung || len(rep.Suspects) == 0 {
-			return trace.ID{}, "", false
-		}
-		return rep.Suspects[0].Trace, rep.Suspects[0].Reason, true
-	}
-	rk, err := c.Sweep(g)
+	rk, _, err := rank.Sweep(c, g)
 	if err != nil {
 		return nil, fmt.Errorf("mutation: %w", err)
 	}
@@ -256,7 +249,7 @@ func suggest(c *rank.Comparison, id trace.ID) (*View, error) {
 	}
 	view := rk.Suggestion
 	if view == nil || view.Trace != id {
-		fold := func(specs []string, ks []int) ([]*rank.NLR, error) {
+		fold := func(specs []string, ks []int) ([]*compare.NLR, error) {
 			fs := make([]*filters.Filter, len(specs))
 			for i, spec := range specs {
 				var err error
@@ -284,7 +277,7 @@ func suggest(c *rank.Comparison, id trace.ID) (*View, error) {
 
 // singleThreaded reports whether every process of the comparison has one
 // thread (the user then names processes: difftrace diffnlr 5).
-func singleThreaded(c *rank.Comparison) bool {
+func singleThreaded(c *compare.Comparison) bool {
 	for _, id := range c.IDs {
 		if id.Thread != 0 {
 			return false

@@ -1,4 +1,4 @@
-package rank
+package compare
 
 import (
 	"fmt"
@@ -62,8 +62,9 @@ type Comparison struct {
 	has     [][]bool      // has[run][i]: IDs[i] exists in that run
 	sums    []*summarized // sums[run]: the run's summary, nil when the run is read itself
 	opts    Options
-	// events, while Suggest judges its candidate views, keeps the events
-	// Events reads, so that each trace is read once.
+	// events, while KeepEvents holds (rank.Suggest judging its candidate
+	// views), keeps the events Events reads, so that each trace is read
+	// once.
 	events atomic.Pointer[eventCache]
 }
 
@@ -122,6 +123,9 @@ func Open(dirs []string, opts Options) (*Comparison, error) {
 	return c, nil
 }
 
+// Options returns the options the comparison was opened with.
+func (c *Comparison) Options() Options { return c.opts }
+
 // Normals returns the runs that are normal: Normal, and the further normal
 // runs after the faulty one.
 func (c *Comparison) Normals() []int {
@@ -159,9 +163,9 @@ func (c *Comparison) OnlyIn(r int) []trace.ID {
 	return out
 }
 
-// indexesOf returns the positions in IDs of the traces of id: itself, or
+// IndexesOf returns the positions in IDs of the traces of id: itself, or
 // every thread of a process.
-func (c *Comparison) indexesOf(id trace.ID) []int {
+func (c *Comparison) IndexesOf(id trace.ID) []int {
 	var out []int
 	for i, t := range c.IDs {
 		if t == id || id.IsProcess() && t.Proc == id.Proc {
@@ -191,7 +195,7 @@ func (c *Comparison) Processes() []trace.ID {
 // Notes returns what the user should know about the runs: the decoder's
 // notes, the pair's (PairNotes) and the traces that exist in one run only.
 func (c *Comparison) Notes() []string {
-	out := append(c.runNotes(), c.PairNotes()...)
+	out := append(c.RunNotes(), c.PairNotes()...)
 	names := []string{"normal", "faulty"}
 	for r := range min(len(c.Runs), 2) {
 		if only := c.OnlyIn(r); len(only) > 0 {
@@ -218,8 +222,8 @@ func (c *Comparison) PairNotes() []string {
 		out = append(out, fmt.Sprintf("the runs are of programs with different names (normal: %s, faulty: %s); their functions are matched by name, which is right for two builds of one program and meaningless for two programs",
 			strings.Join(pn, ", "), strings.Join(pf, ", ")))
 	}
-	if bad, ok := badEnding(normal); ok && bad != "" {
-		if fb, ok := badEnding(faulty); ok && fb == "" {
+	if bad, ok := BadEnding(normal); ok && bad != "" {
+		if fb, ok := BadEnding(faulty); ok && fb == "" {
 			out = append(out, fmt.Sprintf("the normal run %s ended badly (%s) but every rank of the faulty run %s exited with status 0; if they are swapped, give the normal run first",
 				normal.Dir, bad, faulty.Dir))
 		}
@@ -243,10 +247,10 @@ func programNames(run *decode.Run) []string {
 	return out
 }
 
-// badEnding describes the first rank of the run that did not exit with
+// BadEnding describes the first rank of the run that did not exit with
 // status 0, or returns "" if all did; ok is false when the run does not
 // record how every rank ended.
-func badEnding(run *decode.Run) (bad string, ok bool) {
+func BadEnding(run *decode.Run) (bad string, ok bool) {
 	m := run.Manifest
 	if m == nil || len(m.Ranks) == 0 {
 		return "", false
@@ -266,10 +270,10 @@ func badEnding(run *decode.Run) (bad string, ok bool) {
 	return "", true
 }
 
-// runNotes returns the decoder's notes on the runs, each after its run
+// RunNotes returns the decoder's notes on the runs, each after its run
 // directory: those of opening them, and those of reading their traces so
 // far (decode.Run.TraceNotes).
-func (c *Comparison) runNotes() []string {
+func (c *Comparison) RunNotes() []string {
 	var out []string
 	for _, run := range c.Runs {
 		for _, n := range append(slices.Clip(run.Notes), run.TraceNotes()...) {

@@ -1,10 +1,7 @@
-package rank
+package compare
 
 import (
 	"math"
-
-	"github.com/difftrace/difftrace/cluster"
-	"slices"
 
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/nlr"
@@ -46,6 +43,28 @@ func (n *NLR) similarity(m fca.Mode, l Level, lattices bool) (*Similarity, error
 		}
 	}
 	return n.similarityOf(l, ctxs, lattices)
+}
+
+// BitsetSimilarity builds the contexts and JSMs of every run at level l
+// under mode m without lattices: each JSM is computed from the attribute
+// bitsets (see similarity). A ranking, which shows no lattice, takes this
+// way.
+func (n *NLR) BitsetSimilarity(m fca.Mode, l Level) (*Similarity, error) {
+	return n.similarity(m, l, false)
+}
+
+// ProcessSimilarity returns the process-level similarity (from bitsets,
+// as BitsetSimilarity) whose thread-level one is ts: its contexts merge
+// the thread contexts of ts (see Context).
+func (n *NLR) ProcessSimilarity(ts *Similarity) (*Similarity, error) {
+	ctxs := make([]*fca.Context, len(ts.Ctx))
+	for r, tc := range ts.Ctx {
+		var err error
+		if ctxs[r], err = n.processContext(tc); err != nil {
+			return nil, err
+		}
+	}
+	return n.similarityOf(Processes, ctxs, false)
 }
 
 // similarityOf computes the JSMs (and lattices, if asked) of the contexts
@@ -119,61 +138,6 @@ func jsmOf(ctx *fca.Context) *fca.JSM {
 		return fca.LazyJSM(ctx)
 	}
 	return fca.BitsetJSM(ctx)
-}
-
-// classDistances returns the condensed distance matrix 1 − JSM of run r's
-// equivalence classes (objects with the same attribute set), the number of
-// objects in each class, and each object's class. With more than
-// MaxClasses classes, the classes are MaxClasses representatives, each
-// standing for the classes nearest to it (cluster.Representatives), and
-// reps is the number of classes they stand for (0 otherwise).
-func (s *Similarity) classDistances(r int) (d []float64, w, class []int, reps int) {
-	c, j := s.Ctx[r], s.JSM[r]
-	k := c.NumClasses()
-	w = make([]int, k)
-	for p := range w {
-		w[p] = len(c.Members(p))
-	}
-	class = make([]int, c.Len())
-	for o := range class {
-		class[o] = c.Class(o)
-	}
-	at := func(p, q int) float64 { return 1 - j.ClassAt(p, q) }
-	if k > MaxClasses {
-		all := make([]int, k)
-		for p := range all {
-			all[p] = p
-		}
-		cols := j.Columns(all)
-		rs, of := cluster.Representatives(k, MaxClasses, w, func(dst []float64, p int) []float64 {
-			dst = cols.Row(dst, p)
-			for q, s := range dst {
-				dst[q] = 1 - s
-			}
-			return dst
-		})
-		rw := make([]int, len(rs))
-		for p, x := range of {
-			rw[x] += w[p]
-		}
-		for o := range class {
-			class[o] = of[class[o]]
-		}
-		d = make([]float64, 0, len(rs)*(len(rs)-1)/2)
-		for a := range rs {
-			for b := a + 1; b < len(rs); b++ {
-				d = append(d, at(rs[a], rs[b]))
-			}
-		}
-		return d, rw, class, k
-	}
-	d = make([]float64, 0, k*(k-1)/2)
-	for p := range k {
-		for q := p + 1; q < k; q++ {
-			d = append(d, at(p, q))
-		}
-	}
-	return d, w, class, 0
 }
 
 // Scores returns, for every object, how much its row of JSM_D changed: the
@@ -272,76 +236,6 @@ func (s *Similarity) ScoresOf(want []bool) []float64 {
 // the last bits, and must tie.
 const scoreScale = 1e9
 
-// Suspect is an object whose JSM_D row changed: its ID, its score (see
-// Scores) and how much its progress changed (see NLR.ProgressChange).
-type Suspect struct {
-	ID       trace.ID `json:"id"`
-	Score    float64  `json:"score"`
-	Progress float64  `json:"progress_change"`
-	// Floor is the object's noise floor (Similarity.Floors): how much it
-	// changed between the normal runs. It is 0 with one normal run.
-	Floor float64 `json:"noise_floor,omitempty"`
-}
-
-// SuspectShare is the cut of Suspects: an object is suspicious when its
-// score is at least this share of the highest score. A sweep takes another
-// share from Grid.SuspectShare.
-const SuspectShare = 0.5
-
-// Suspects returns the objects whose JSM_D rows changed most: those with a
-// score above zero and at least SuspectShare of the highest score, by
-// descending score, then descending progress change, then ID.
-//
-// Why half of the highest: JSM_D is symmetric, so when one object i changes
-// and nothing else does, its whole row moves while every other row moves in
-// column i alone — the others score about 1/(n−1) of i's score and fall far
-// below the cut. Objects that changed in the same way as the most changed
-// one (the blocked neighbours of a deadlocked rank) score alike and stay
-// above it, so a cut relative to the highest score lists them together
-// instead of dropping all but one.
-//
-// Why progress breaks ties: objects with equal scores changed their
-// similarity to the others equally, and JSM_D cannot tell them apart; the
-// NLR can still say which one's loops ran furthest from their normal
-// iteration counts (seeds/002 §3.2.4: loops "measure the progress of each
-// thread, revealing unfinished or broken loops"). Of the ranks a deadlock
-// stopped, the one that stopped first lost the most iterations.
-func Suspects(ids []trace.ID, scores, progress []float64) []Suspect {
-	return suspects(ids, scores, progress, SuspectShare)
-}
-
-// suspects is Suspects with the cut at share of the highest score
-// (Grid.SuspectShare).
-func suspects(ids []trace.ID, scores, progress []float64, share float64) []Suspect {
-	top := 0.0
-	for _, v := range scores {
-		top = max(top, v)
-	}
-	if top == 0 {
-		return nil
-	}
-	var out []Suspect
-	for i, v := range scores {
-		if v > 0 && v >= share*top {
-			sus := Suspect{ID: ids[i], Score: v}
-			if progress != nil {
-				sus.Progress = progress[i]
-			}
-			out = append(out, sus)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b Suspect) int {
-		switch {
-		case a.Score != b.Score:
-			return cmpDesc(a.Score, b.Score)
-		case a.Progress != b.Progress:
-			return cmpDesc(a.Progress, b.Progress)
-		}
-		return a.ID.Compare(b.ID)
-	})
-	return out
-}
-
 // Changed reports, for every object of level l, whether its NLR differs
 // between the normal and the faulty run (for a process, the NLR of any of
 // its threads), polling quieted: a faulty NLR equal to the trace's NLR in
@@ -375,13 +269,6 @@ func (n *NLR) Changed(l Level) []bool {
 		}
 	}
 	return out
-}
-
-func cmpDesc(a, b float64) int {
-	if a > b {
-		return -1
-	}
-	return 1
 }
 
 // ProgressChange returns, for every object of level l, how much the loop

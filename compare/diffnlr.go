@@ -1,4 +1,4 @@
-package rank
+package compare
 
 import (
 	"fmt"
@@ -48,7 +48,7 @@ type DiffNLR struct {
 func (c *Comparison) DiffTraces(id trace.ID) ([]trace.ID, error) {
 	what := "trace " + id.String()
 	var ids []trace.ID
-	for _, i := range c.indexesOf(id) {
+	for _, i := range c.IndexesOf(id) {
 		ids = append(ids, c.IDs[i])
 	}
 	if id.IsProcess() {
@@ -328,4 +328,27 @@ func (n *NLR) elementDepths(i int, side diffnlr.Kind) []int32 {
 		k += n.Table.Calls(nlr.Sequence{e})
 	}
 	return out
+}
+
+// Changes counts the elements only one run has in the diffNLR of id (a
+// thread, or every thread of a process), run-wide changes set aside.
+func (n *NLR) Changes(id trace.ID) (int, error) {
+	total := 0
+	for _, i := range n.c.IndexesOf(id) {
+		t := n.c.IDs[i]
+		ns, fs := n.Seq(Normal, i), n.Seq(Faulty, i)
+		if ns.Equal(fs) {
+			continue
+		}
+		blocks, _, err := n.Diff(i)
+		if err != nil {
+			return 0, fmt.Errorf("diffNLR(%s): %v", t, err)
+		}
+		for _, b := range blocks {
+			if b.Kind != diffnlr.Common {
+				total += len(b.Elems)
+			}
+		}
+	}
+	return total, nil
 }

@@ -1,4 +1,4 @@
-package rank
+package compare
 
 import (
 	"errors"
@@ -292,8 +292,8 @@ type eventKey struct {
 	id  trace.ID
 }
 
-// keepEvents has Events keep what it reads until done is called.
-func (c *Comparison) keepEvents() (done func()) {
+// KeepEvents has Events keep what it reads until done is called.
+func (c *Comparison) KeepEvents() (done func()) {
 	if !c.events.CompareAndSwap(nil, &eventCache{m: map[eventKey][]trace.Symbol{}}) {
 		return func() {} // kept already, by an outer caller
 	}

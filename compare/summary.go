@@ -1,4 +1,4 @@
-package rank
+package compare
 
 import (
 	"fmt"
@@ -131,22 +131,6 @@ func endOf(st, chunk []trace.Symbol) []trace.Symbol {
 		}
 	}
 	return st
-}
-
-// SummaryGrid returns the filters and K a summary is made for by default:
-// every filter of DefaultFilters(custom) and the extra ones (such as the
-// hang analysis's), at each K of ks, none twice.
-func SummaryGrid(custom string, extra []*filters.Filter) ([]*filters.Filter, error) {
-	fs, err := DefaultFilters(custom)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range extra {
-		if !slices.ContainsFunc(fs, func(g *filters.Filter) bool { return g.Name() == f.Name() }) {
-			fs = append(fs, f)
-		}
-	}
-	return fs, nil
 }
 
 // Summarize reads share index of of the traces of run r (the traces

@@ -1,4 +1,4 @@
-package rank
+package compare
 
 import (
 	"math"
@@ -28,10 +28,10 @@ import (
 //     run, and one that some trace has in one normal run and not in
 //     another is left out of every run's context. With three normal runs
 //     or more, what a normal run still differs by after learning from the
-//     others is each trace's noise floor (floors); a trace is a suspect
+//     others is each trace's noise floor (NLR.Floors); a trace is a suspect
 //     only where it did something no normal run did, or, when no trace
 //     did and under attributes without frequencies, where its score
-//     clearly exceeds its floor (NoiseFactor). A
+//     clearly exceeds its floor (rank.NoiseFactor). A
 //     faulty trace whose NLR equals its NLR in any of the normal runs did
 //     nothing new.
 //   - Folding that depends on chance is undone (shaper): loops folded from
@@ -43,10 +43,6 @@ import (
 var Polling = sync.OnceValue(func() *filters.Filter {
 	return filters.MustParse(`poll+cust=^(?i:mpi_(?:test|testall|testany|testsome|iprobe|improbe))$`)
 })
-
-// NoiseFactor is how far a trace's score must exceed its noise floor for
-// the trace to be a suspect: at least NoiseFactor times the floor.
-const NoiseFactor = 2
 
 // polling returns, per symbol of the comparison, whether it is a polling
 // call, and per loop of n's table whether its body is made only of
@@ -173,7 +169,7 @@ func (n *NLR) looseFrom(m fca.Mode, normals []int) *fca.Loose {
 	return l
 }
 
-// floors returns, for every object of level l under mode m, its noise
+// Floors returns, for every object of level l under mode m, its noise
 // floor: how much a normal run the analysis has not learnt from still
 // differs from the first normal run. For each further normal run e, what
 // varies is learnt from the other normal runs (looseFrom), and e's score
@@ -183,7 +179,7 @@ func (n *NLR) looseFrom(m fca.Mode, normals []int) *fca.Loose {
 // with two, everything that differs between them is taken loosely, no run
 // is left to measure what noise remains, and the floor is 0 (as without
 // further normal runs).
-func (n *NLR) floors(m fca.Mode, l Level) ([]float64, error) {
+func (n *NLR) Floors(m fca.Mode, l Level) ([]float64, error) {
 	normals := n.c.Normals()
 	objs := n.c.Objects(l)
 	out := make([]float64, len(objs))
@@ -232,12 +228,12 @@ func (n *NLR) floors(m fca.Mode, l Level) ([]float64, error) {
 	return out, nil
 }
 
-// countsOnly reports whether the NLR of id (a thread, or a process: each of
+// CountsOnly reports whether the NLR of id (a thread, or a process: each of
 // its threads) differs between the normal and the faulty run only in the
 // iteration counts of its loops.
-func (n *NLR) countsOnly(id trace.ID) bool {
+func (n *NLR) CountsOnly(id trace.ID) bool {
 	differs := false
-	for _, i := range n.c.indexesOf(id) {
+	for _, i := range n.c.IndexesOf(id) {
 		a, b := n.Seq(Normal, i), n.Seq(Faulty, i)
 		if a.Equal(b) {
 			continue
@@ -261,6 +257,10 @@ type noise struct {
 	varies bool   // some trace's NLR is not the same in all normal runs
 	loops  []bool // loops some trace runs, at its top level, a different number of times
 }
+
+// NormalsVary reports whether some trace's NLR is not the same in all
+// normal runs of the comparison (false with one normal run).
+func (n *NLR) NormalsVary() bool { return n.noise().varies }
 
 // noise compares the normal runs, once.
 func (n *NLR) noise() *noise {
@@ -351,12 +351,12 @@ func (n *NLR) Diff(i int) ([]diffnlr.Block, nlr.Sequence, error) {
 	return blocks, aligned, nil
 }
 
-// novel returns, for every object, whether its faulty attribute set holds
+// Novel returns, for every object, whether its faulty attribute set holds
 // an entry or pair that no object has in any of the normal runs, whatever
 // its frequency: something the program never did when it worked. (A count
 // alone is not new: in a program that varies by itself, counts vary more
 // than two runs show.)
-func (s *Similarity) novel(normals []int) []bool {
+func (s *Similarity) Novel(normals []int) []bool {
 	known := map[string]bool{}
 	for _, r := range normals {
 		c := s.Ctx[r]

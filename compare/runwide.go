@@ -1,4 +1,4 @@
-package rank
+package compare
 
 import (
 	"slices"
@@ -105,7 +105,7 @@ func (n *NLR) findRunWide() error {
 		procs  map[int]bool
 	}
 	hung := false
-	if bad, _ := badEnding(c.Runs[Faulty]); bad != "" {
+	if bad, _ := BadEnding(c.Runs[Faulty]); bad != "" {
 		hung = true
 	}
 	byKey := map[string]*found{}

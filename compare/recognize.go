@@ -1,4 +1,4 @@
-package rank
+package compare
 
 import (
 	"errors"
@@ -422,4 +422,27 @@ func (c *Comparison) CallStack(r int, id trace.ID, f *filters.Filter, k uint64) 
 		return nil, err
 	}
 	return found, nil
+}
+
+// UnfoldedNotes says when a thread of id repeats, under n, a flat block
+// longer than K that NLR leaves unrolled (nlr.Unfolded), and which K folds
+// it. Sequences longer than 50,000 elements are not looked at.
+func (n *NLR) UnfoldedNotes(id trace.ID) []string {
+	const maxCheck, maxBody = 50_000, 400
+	var out []string
+	for _, i := range n.c.IndexesOf(id) {
+		t := n.c.IDs[i]
+		b := 0
+		for r := range n.c.Runs {
+			if s := n.Seq(r, i); len(s) <= maxCheck {
+				if u := nlr.Unfolded(s, n.K, maxBody); u > 0 && (b == 0 || u < b) {
+					b = u
+				}
+			}
+		}
+		if b > 0 {
+			out = append(out, fmt.Sprintf("trace %s repeats a block of %d elements that K %d leaves unrolled under filter %s; --k %d folds it", t, b, n.K, n.Filter.Name(), b))
+		}
+	}
+	return out
 }
