@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/decode"
-	"github.com/difftrace/difftrace/trace"
 	"github.com/difftrace/difftrace/rundir"
+	"github.com/difftrace/difftrace/trace"
 )
 
 // uftraceBackend records with uftrace (Debian package uftrace): the
