@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/difftrace/difftrace/rundir"
 )
 
 // The Pin backend runs an application under Intel Pin with this project's
@@ -149,13 +151,13 @@ func (r PinRun) prefix() string {
 // InfoPath is the function table the tool writes for the run's rank
 // (<dir>/<prefix>.<rank>.info). It needs Rank ≥ 0.
 func (r PinRun) InfoPath() string {
-	return filepath.Join(r.Dir, r.prefix()+"."+strconv.Itoa(r.Rank)+".info")
+	return filepath.Join(r.Dir, rundir.InfoName(r.prefix(), r.Rank))
 }
 
 // TracePath is the trace file of a thread (<dir>/<prefix>.<rank>.<thread>,
 // threads numbered by creation, main = 0). It needs Rank ≥ 0.
 func (r PinRun) TracePath(thread int) string {
-	return filepath.Join(r.Dir, r.prefix()+"."+strconv.Itoa(r.Rank)+"."+strconv.Itoa(thread))
+	return filepath.Join(r.Dir, rundir.TraceName(r.prefix(), r.Rank, thread))
 }
 
 // Args returns the command line that runs app under Pin with the tool:

@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/difftrace/difftrace/parlot"
 
 	"github.com/difftrace/difftrace/internal/memlimit"
 	"github.com/difftrace/difftrace/internal/parallel"
+	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -24,67 +24,21 @@ import (
 // trace.<rank>.info, trace.<rank>.<thread>) and the original tool's
 // (Hdbg.<version>.<host>.<pid>.info, ….<pid>.<thread>).
 
-// splitTrace splits "<stem>.<thread>" where stem is "<prefix>.<number>".
-func splitTrace(name string) (stem string, thread int, ok bool) {
-	i := strings.LastIndexByte(name, '.')
-	if i <= 0 {
-		return "", 0, false
-	}
-	t, err := strconv.Atoi(name[i+1:])
-	if err != nil || t < 0 || !allDigits(name[i+1:]) {
-		return "", 0, false
-	}
-	if _, _, ok := splitStem(name[:i]); !ok {
-		return "", 0, false
-	}
-	return name[:i], t, true
-}
-
-// splitStem splits "<prefix>.<number>" (the number is a pid or a rank).
-func splitStem(stem string) (prefix string, n int, ok bool) {
-	i := strings.LastIndexByte(stem, '.')
-	if i <= 0 || !allDigits(stem[i+1:]) {
-		return "", 0, false
-	}
-	n, err := strconv.Atoi(stem[i+1:])
-	if err != nil {
-		return "", 0, false
-	}
-	return stem[:i], n, true
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // infoStems returns the stems of the directory's .info files whose prefix
 // satisfies keep, sorted.
 func infoStems(d *dirListing, keep func(prefix string) bool) []string {
 	var stems []string
 	for _, n := range d.all {
-		stem, ok := strings.CutSuffix(n, ".info")
+		stem, ok := strings.CutSuffix(n, rundir.InfoSuffix)
 		if !ok {
 			continue
 		}
-		if prefix, _, ok := splitStem(stem); ok && keep(prefix) {
+		if prefix, _, ok := rundir.SplitStem(stem); ok && keep(prefix) {
 			stems = append(stems, stem)
 		}
 	}
 	return stems
 }
-
-// DefaultPrefix is the trace-file prefix of this project's run directories:
-// the one capture writes unless told otherwise, and the one a run directory
-// without a manifest is read with.
-const DefaultPrefix = "trace"
 
 func detectRunDir(d *dirListing) bool {
 	if d.has(ManifestName) {
@@ -116,8 +70,8 @@ func openRunDir(r *Run, d *dirListing) error {
 	}
 	procs := make([]*Process, len(stems))
 	for i, stem := range stems {
-		_, rank, _ := splitStem(stem)
-		p := &Process{Index: rank, Info: d.path(stem + ".info")}
+		_, rank, _ := rundir.SplitStem(stem)
+		p := &Process{Index: rank, Info: d.path(stem + rundir.InfoSuffix)}
 		if m := r.Manifest; m != nil {
 			// capture lists a rank in run.json before it writes a file of
 			// it (since it records the run's size; older ones listed it
@@ -128,9 +82,9 @@ func openRunDir(r *Run, d *dirListing) error {
 			case m.Size > 0 && rank >= m.Size:
 				return fmt.Errorf("%s: rank %d, but %s says the run had %d processes: the file is from another run; remove it (or remove %s to read the traces without it)", p.Info, rank, ManifestName, m.Size, ManifestName)
 			case !ok && m.Size > 0:
-				return fmt.Errorf("%s: rank %d is not in %s (which lists %s): the file is from another run; remove it (or remove %s to read the traces without it)", p.Info, rank, ManifestName, m.rankList(), ManifestName)
+				return fmt.Errorf("%s: rank %d is not in %s (which lists %s): the file is from another run; remove it (or remove %s to read the traces without it)", p.Info, rank, ManifestName, m.RankList(), ManifestName)
 			case !ok:
-				r.Notes = append(r.Notes, fmt.Sprintf("rank %d has traces but is not in %s, which lists %s (its recorder was killed, or the files were copied in from another run)", rank, ManifestName, m.rankList()))
+				r.Notes = append(r.Notes, fmt.Sprintf("rank %d has traces but is not in %s, which lists %s (its recorder was killed, or the files were copied in from another run)", rank, ManifestName, m.RankList()))
 			default:
 				p.Rank, p.PID, p.Host = rk, rk.PID, rk.Host
 			}
@@ -162,7 +116,7 @@ func openParLOT(r *Run, d *dirListing) error {
 	}
 	keys := make(map[string]key, len(stems))
 	for _, s := range stems {
-		prefix, pid, _ := splitStem(s)
+		prefix, pid, _ := rundir.SplitStem(s)
 		keys[s] = key{pid, prefix}
 	}
 	sort.Slice(stems, func(i, j int) bool {
@@ -182,7 +136,7 @@ func openParLOT(r *Run, d *dirListing) error {
 	mapped := 0
 	for i, s := range stems {
 		k := keys[s]
-		p := &Process{Index: i, PID: k.pid, Info: d.path(s + ".info")}
+		p := &Process{Index: i, PID: k.pid, Info: d.path(s + rundir.InfoSuffix)}
 		if rest, ok := strings.CutPrefix(k.prefix, "Hdbg."); ok {
 			if _, host, ok := strings.Cut(rest, "."); ok {
 				p.Host = host
@@ -232,13 +186,13 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 	}
 	// Trace files.
 	for _, n := range d.all {
-		stem, thread, ok := splitTrace(n)
+		stem, thread, ok := rundir.SplitTrace(n)
 		if !ok {
 			continue
 		}
 		p, ok := stemProc[stem]
 		if !ok {
-			if prefix, _, _ := splitStem(stem); inRun(prefix) {
+			if prefix, _, _ := rundir.SplitStem(stem); inRun(prefix) {
 				return fmt.Errorf("%s: trace file without its function table %s.info; copy the .info file of the same process next to it", d.path(n), stem)
 			}
 			continue

@@ -16,6 +16,7 @@ import (
 	"github.com/difftrace/difftrace/parlot"
 
 	"github.com/difftrace/difftrace/internal/parallel"
+	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -254,7 +255,7 @@ func (r *Run) Functions() []trace.Symbol { return slices.Clone(r.functions) }
 func noTraces(d *dirListing) error {
 	var loose int
 	for _, n := range d.all {
-		if _, _, ok := splitTrace(n); ok {
+		if _, _, ok := rundir.SplitTrace(n); ok {
 			loose++
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/uftrace"
 )
 
 // This file reads uftrace data directories (`uftrace record -d DIR`, data
@@ -28,44 +29,28 @@ import (
 //	<image>.sym          the symbols of each image: "offset type name" lines
 //	<TID>.dat            the records of one thread, 16 bytes each
 //
-// A record is two little-endian 64-bit words: the time in nanoseconds
-// (CLOCK_MONOTONIC unless recorded with --clock), then the bit fields
-// type:2 (entry, exit, lost, event), more:1, magic:3 (always 5), depth:10 and
-// addr:48 (the function's address, the count of lost records, or the event
-// id). uftrace writes a function's entry only when something after it is
-// recorded, so a thread killed inside a call that never returned lacks that
-// call's entry (capture adds it back from a stack snapshot).
+// The records' bit fields are package uftrace's, which capture's stream
+// receiver shares. uftrace writes a function's entry only when something
+// after it is recorded, so a thread killed inside a call that never
+// returned lacks that call's entry (capture adds it back from a stack
+// snapshot).
 
 // UftraceKind is the type of a uftrace record.
-type UftraceKind uint8
+type UftraceKind = uftrace.Kind
 
 // The record types of uftrace's data format.
 const (
-	UftraceEntry UftraceKind = 0
-	UftraceExit  UftraceKind = 1
-	UftraceLost  UftraceKind = 2
-	UftraceEvent UftraceKind = 3
+	UftraceEntry = uftrace.Entry
+	UftraceExit  = uftrace.Exit
+	UftraceLost  = uftrace.Lost
+	UftraceEvent = uftrace.Event
 )
 
-const (
-	uftraceMagic       = "Ftrace!\x00"
-	uftraceRecordMagic = 5
-	uftraceHeaderSize  = 40
-	// uftrace's feature bits (info header) that change how records read.
-	uftraceFeatArgument = 1 << 3
-	uftraceFeatRetval   = 1 << 4
-	uftraceFeatRelAddr  = 1 << 5
-	// pidMax bounds Linux thread ids; creation order is tid order modulo it.
-	pidMax = 1 << 22
-)
+// pidMax bounds Linux thread ids; creation order is tid order modulo it.
+const pidMax = 1 << 22
 
 // UftraceRecord is one record of a thread's data file.
-type UftraceRecord struct {
-	Time  uint64 // nanoseconds on uftrace's clock
-	Kind  UftraceKind
-	Depth int
-	Addr  uint64 // function address; lost-record count for UftraceLost; event id for UftraceEvent
-}
+type UftraceRecord = uftrace.Record
 
 // UftraceSession is one program run inside a recording: the first process,
 // or a process that called exec.
@@ -199,7 +184,7 @@ func (d *UftraceData) readInfo() error {
 		}
 		return readError(path, err)
 	}
-	if len(b) < uftraceHeaderSize || string(b[:8]) != uftraceMagic {
+	if len(b) < uftrace.HeaderSize || string(b[:8]) != uftrace.Magic {
 		return &UftraceError{path, 0, 0, "not a uftrace info file (bad magic): the recording is damaged; record the run again"}
 	}
 	d.Version = binary.LittleEndian.Uint32(b[8:])
@@ -211,8 +196,8 @@ func (d *UftraceData) readInfo() error {
 		return &UftraceError{path, 8, 0, fmt.Sprintf("uftrace data format version %d is too old (need 4, uftrace 0.9 or newer)", d.Version)}
 	}
 	d.Features = binary.LittleEndian.Uint64(b[16:])
-	if hsize < uftraceHeaderSize || hsize > len(b) {
-		hsize = uftraceHeaderSize
+	if hsize < uftrace.HeaderSize || hsize > len(b) {
+		hsize = uftrace.HeaderSize
 	}
 	for _, line := range strings.Split(string(b[hsize:]), "\n") {
 		k, v, ok := strings.Cut(line, ":")
@@ -513,7 +498,7 @@ type UftraceRecords struct {
 	br   *bufio.Reader
 	name string
 	off  int64
-	buf  [16]byte
+	buf  [uftrace.RecordSize]byte
 	// Truncated is set when the file ended inside a record (a recording cut
 	// short by a full disk or a killed recorder); the records before it are
 	// all returned.
@@ -523,7 +508,7 @@ type UftraceRecords struct {
 // OpenRecords opens the data file of thread tid. A thread without a data
 // file (it recorded nothing) reads as empty.
 func (d *UftraceData) OpenRecords(tid int) (*UftraceRecords, error) {
-	if d.Features&(uftraceFeatArgument|uftraceFeatRetval) != 0 && d.Info["argspec"] != "" {
+	if d.Features&(uftrace.FeatArgument|uftrace.FeatRetval) != 0 && d.Info["argspec"] != "" {
 		return nil, fmt.Errorf("%s: recorded with function arguments or return values (uftrace -A/-R/-a), which difftrace does not read; record without them", d.Dir)
 	}
 	name := filepath.Join(d.Dir, strconv.Itoa(tid)+".dat")
@@ -556,20 +541,12 @@ func (r *UftraceRecords) Next() (UftraceRecord, error) {
 		return UftraceRecord{}, readError(r.name, err)
 	}
 	at := r.off
-	r.off += 16
-	t := binary.LittleEndian.Uint64(r.buf[:8])
-	w := binary.LittleEndian.Uint64(r.buf[8:])
-	rec := UftraceRecord{
-		Time:  t,
-		Kind:  UftraceKind(w & 3),
-		Depth: int(w >> 6 & 1023),
-		Addr:  w >> 16,
-	}
-	more := w>>2&1 == 1
-	if w>>3&7 != uftraceRecordMagic {
+	r.off += uftrace.RecordSize
+	rec, w := uftrace.Parse(r.buf[:])
+	if !w.Valid() {
 		return rec, &UftraceError{r.name, at, 0, "bad record magic: the data file is damaged or not a uftrace v4 record; record the run again, or move this file out of the directory to read the other threads"}
 	}
-	if more {
+	if w.More() {
 		if rec.Kind != UftraceEvent {
 			return rec, &UftraceError{r.name, at, 0, "record carries function arguments (uftrace -A/-R/-a), which difftrace does not read; record without them"}
 		}
@@ -579,7 +556,7 @@ func (r *UftraceRecords) Next() (UftraceRecord, error) {
 			r.Truncated = true
 			return UftraceRecord{}, io.EOF
 		}
-		skip := (int64(binary.LittleEndian.Uint16(sz[:]))+2+7)&^7 - 2
+		skip := int64(uftrace.PayloadSize(binary.LittleEndian.Uint16(sz[:])) - 2)
 		if _, err := r.br.Discard(int(skip)); err != nil {
 			r.Truncated = true
 			return UftraceRecord{}, io.EOF

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/uftrace"
 )
 
 // A synthetic uftrace data directory, byte for byte in the layout uftrace
@@ -27,14 +28,7 @@ const (
 
 // synRecord encodes one record.
 func synRecord(t uint64, kind UftraceKind, more bool, depth int, addr uint64) []byte {
-	b := make([]byte, 16)
-	binary.LittleEndian.PutUint64(b, t)
-	w := uint64(kind) | uint64(uftraceRecordMagic)<<3 | uint64(depth)<<6 | addr<<16
-	if more {
-		w |= 4
-	}
-	binary.LittleEndian.PutUint64(b[8:], w)
-	return b
+	return uftrace.Append(nil, UftraceRecord{Time: t, Kind: kind, Depth: depth, Addr: addr}, more)
 }
 
 // writeSynthetic writes a two-thread recording of /bin/app (main at 0x1130,
@@ -44,7 +38,7 @@ func synRecord(t uint64, kind UftraceKind, more bool, depth int, addr uint64) []
 func writeSynthetic(t testing.TB, dir string) {
 	t.Helper()
 	hdr := make([]byte, 40)
-	copy(hdr, uftraceMagic)
+	copy(hdr, uftrace.Magic)
 	binary.LittleEndian.PutUint32(hdr[8:], 4)
 	binary.LittleEndian.PutUint16(hdr[12:], 40)
 	hdr[14], hdr[15] = 1, 2

@@ -15,6 +15,7 @@ import (
 
 	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/uftrace"
 )
 
 // uftrace recordings opened as runs, without converting them first.
@@ -73,9 +74,9 @@ func looksUftrace(dir string, names []string) bool {
 		return false
 	}
 	defer f.Close()
-	var magic [len(uftraceMagic)]byte
+	var magic [len(uftrace.Magic)]byte
 	_, err = io.ReadFull(f, magic[:])
-	return err == nil && string(magic[:]) == uftraceMagic
+	return err == nil && string(magic[:]) == uftrace.Magic
 }
 
 // uftraceSubdirs returns the subdirectories of d that are uftrace data

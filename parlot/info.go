@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/difftrace/difftrace/trace"
 )
@@ -164,4 +165,49 @@ func ImageSections(names []trace.Name, program string) []ImageSection {
 		secs[i].Names = append(secs[i].Names, n)
 	}
 	return secs
+}
+
+// WriteFuncTable writes the function table of secs (docs/parlot-format.md),
+// the form ParseFuncTable reads: per section a line "+", the image path,
+// then one line per function, its symbol as the program's files spell it
+// (trace.Name.Symbol); IDs count 1, 2, 3, … across sections. A name the
+// format cannot hold — empty, "+", or with a line break or NUL in it — and
+// more than MaxFuncID functions are refused before anything is written.
+func WriteFuncTable(w io.Writer, secs []ImageSection) error {
+	n := 0
+	for _, sec := range secs {
+		if err := tableLine(sec.Image, "image path"); err != nil {
+			return err
+		}
+		for _, f := range sec.Names {
+			if err := tableLine(f.Symbol(), "function name"); err != nil {
+				return err
+			}
+		}
+		n += len(sec.Names)
+	}
+	if n > MaxFuncID {
+		return fmt.Errorf("the function table has %d functions; ParLOT IDs are 16-bit and hold at most %d", n, MaxFuncID)
+	}
+	bw := bufio.NewWriter(w)
+	for _, sec := range secs {
+		bw.WriteString("+\n" + sec.Image + "\n")
+		for _, f := range sec.Names {
+			bw.WriteString(f.Symbol() + "\n")
+		}
+	}
+	return bw.Flush()
+}
+
+// tableLine checks that s can be one line of a function table.
+func tableLine(s, what string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("an empty %s cannot be written to a ParLOT function table (it would read as a blank line)", what)
+	case s == "+":
+		return fmt.Errorf(`the %s "+" cannot be written to a ParLOT function table (it would read as a section header)`, what)
+	case strings.ContainsAny(s, "\n\r\x00"):
+		return fmt.Errorf("the %s %q cannot be written to a ParLOT function table: it holds a line break or NUL", what, s)
+	}
+	return nil
 }

@@ -2,13 +2,13 @@ package record
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -16,6 +16,7 @@ import (
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/atomicfile"
+	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -43,7 +44,7 @@ type ConvertOptions struct {
 // ConvertResult describes the files written for one process.
 type ConvertResult struct {
 	PID     int
-	Threads []decode.Thread
+	Threads []rundir.Thread
 	Notes   []string // what a reader of the manifest should know
 	Bytes   int64    // total size of the trace files and the .info
 	Values  uint64   // total values (entries + exits) written
@@ -196,18 +197,19 @@ func writeProcess(data *decode.UftraceData, pid int, opt ConvertOptions, plans [
 		return fmt.Errorf("process %d calls %d distinct functions; a ParLOT trace holds at most %d (record the main image only)", pid, len(order), parlot.MaxFuncID)
 	}
 	ids := map[trace.Name]uint16{}
-	var info strings.Builder
 	next := uint16(1)
-	for _, sec := range parlot.ImageSections(order, prog) {
-		info.WriteString("+\n" + sec.Image + "\n")
+	secs := parlot.ImageSections(order, prog)
+	for _, sec := range secs {
 		for _, n := range sec.Names {
 			ids[n] = next
 			next++
-			info.WriteString(n.Symbol() + "\n")
 		}
 	}
+	var info bytes.Buffer
+	if err := parlot.WriteFuncTable(&info, secs); err != nil {
+		return fmt.Errorf("process %d: %w", pid, err)
+	}
 
-	base := filepath.Join(opt.Dir, opt.Prefix+"."+strconv.Itoa(opt.Rank))
 	var written []string
 	cleanup := func() {
 		for _, p := range written {
@@ -226,7 +228,7 @@ func writeProcess(data *decode.UftraceData, pid int, opt ConvertOptions, plans [
 		}
 	}
 	for _, p := range plans {
-		path := base + "." + strconv.Itoa(p.task.Thread)
+		path := filepath.Join(opt.Dir, rundir.TraceName(opt.Prefix, opt.Rank, p.task.Thread))
 		var values uint64
 		var src string
 		if verbatim != nil && len(p.extra) == 0 {
@@ -263,10 +265,10 @@ func writeProcess(data *decode.UftraceData, pid int, opt ConvertOptions, plans [
 		written = append(written, path)
 		res.Bytes += n
 		res.Values += values
-		res.Threads = append(res.Threads, decode.Thread{Thread: p.task.Thread, TID: p.task.TID, Events: values, Bytes: n})
+		res.Threads = append(res.Threads, rundir.Thread{Thread: p.task.Thread, TID: p.task.TID, Events: values, Bytes: n})
 	}
-	n, err := writeFileAtomic(base+".info", func(w io.Writer) error {
-		_, err := io.WriteString(w, info.String())
+	n, err := writeFileAtomic(filepath.Join(opt.Dir, rundir.InfoName(opt.Prefix, opt.Rank)), func(w io.Writer) error {
+		_, err := w.Write(info.Bytes())
 		return err
 	})
 	if err != nil {

@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/rundir"
 )
 
 // ConvertDirsOptions configure the conversion of existing uftrace
 // recordings into a run directory.
 type ConvertDirsOptions struct {
 	Out       string // the run directory to write
-	Prefix    string // trace file prefix (default decode.DefaultPrefix, "trace")
+	Prefix    string // trace file prefix (default rundir.DefaultPrefix, "trace")
 	FirstRank int    // rank of the first process
 	// Ranks, if set, gives the rank of each directory's traced program
 	// instead; the processes it forked are left out, as when decode reads
@@ -28,12 +29,12 @@ type ConvertDirsOptions struct {
 // directory's program becomes rank Ranks[i]). What
 // uftrace's info file knows (host, start, duration, exit status) goes into
 // run.json.
-func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest, error) {
+func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*rundir.Manifest, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("convert: no uftrace data directory given (name the directories uftrace record -d wrote)")
 	}
 	if opt.Prefix == "" {
-		opt.Prefix = decode.DefaultPrefix
+		opt.Prefix = rundir.DefaultPrefix
 	}
 	var datas []*decode.UftraceData
 	var abs []string
@@ -51,8 +52,8 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*decode.Manifest
 	if first.AllImages() {
 		images = "all"
 	}
-	tmpl := decode.Manifest{
-		Schema: decode.ManifestSchema, Tool: "difftrace", ToolVersion: opt.ToolVersion, Format: "parlot-17",
+	tmpl := rundir.Manifest{
+		Schema: rundir.ManifestSchema, Tool: "difftrace", ToolVersion: opt.ToolVersion, Format: "parlot-17",
 		Backend: "convert", Images: images, Prefix: opt.Prefix, Command: first.Command(),
 		Launch: "convert:" + strings.Join(abs, ","),
 	}

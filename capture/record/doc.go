@@ -9,14 +9,14 @@
 // A run directory holds, per rank R, the function table of R's traces
 // (<prefix>.R.info, one section per image) and one compressed trace per
 // thread T (<prefix>.R.T: thread 0 the main thread, then creation order),
-// plus the manifest run.json (decode.Manifest) that every rank's recorder
+// plus the manifest run.json (rundir.Manifest) that every rank's recorder
 // updates under a file lock. The program's section comes first: readers
 // take the first section for the program (decode interns its functions as
 // trace.Program, whatever the program's path).
 //
 // A selective recording (Options.Only, capture --only SPEC) records only
 // the calls a filter keeps, selected by uftrace while the program runs (see
-// selection); run.json says what it recorded (decode.Recorded).
+// selection); run.json says what it recorded (rundir.Recorded).
 //
 // The program runs with LD_BIND_NOW=1 (see bindNow): with lazy binding,
 // uftrace lost library calls that several threads made for the first time

@@ -10,6 +10,7 @@ import (
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -123,7 +124,7 @@ func (s *selection) keeps(n trace.Name) bool {
 }
 
 // recorded describes the selection for run.json.
-func (s *selection) recorded() *decode.Recorded {
+func (s *selection) recorded() *rundir.Recorded {
 	if s == nil {
 		return nil
 	}
@@ -131,7 +132,7 @@ func (s *selection) recorded() *decode.Recorded {
 	for _, n := range append(slices.Clone(s.lib), s.own...) {
 		calls = append(calls, decode.Written("", n).Func)
 	}
-	return &decode.Recorded{Filter: s.spec, Calls: calls, Stack: []string{}}
+	return &rundir.Recorded{Filter: s.spec, Calls: calls, Stack: []string{}}
 }
 
 // args are the options of uftrace record that make the selection, for the

@@ -19,6 +19,7 @@ import (
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/private"
+	"github.com/difftrace/difftrace/rundir"
 )
 
 // The peers library (peerslib/peers.c) wraps the blocking and request-making calls
@@ -295,12 +296,12 @@ func newPeersFile(work string) (string, error) {
 
 // readPeers reads what each thread of a stopped program waits for, by
 // thread id.
-func readPeers(path string) (map[int]*decode.Waiting, error) {
+func readPeers(path string) (map[int]*rundir.Waiting, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	out := map[int]*decode.Waiting{}
+	out := map[int]*rundir.Waiting{}
 	for i := 0; i < peersSlots; i++ {
 		off := peersHeader + i*peersSlotSize
 		if off+peersSlotSize > len(b) {
@@ -326,13 +327,13 @@ func readPeers(path string) (map[int]*decode.Waiting, error) {
 }
 
 // parseWaiting reads one slot's text (see peers.c).
-func parseWaiting(s string) *decode.Waiting {
+func parseWaiting(s string) *rundir.Waiting {
 	call, rest, ok := strings.Cut(s, " ")
 	if !ok {
 		return nil
 	}
 	// Calls are named as the traces name them (mpi_recv_ reads mpi_recv).
-	w := &decode.Waiting{Call: decode.Written("", call).Func, Peers: []int{}}
+	w := &rundir.Waiting{Call: decode.Written("", call).Func, Peers: []int{}}
 	switch {
 	case rest == "world":
 		w.Collective, w.World = true, true

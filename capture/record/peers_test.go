@@ -13,21 +13,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/testenv"
+	"github.com/difftrace/difftrace/rundir"
 )
 
 func TestParseWaiting(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		want *decode.Waiting
+		want *rundir.Waiting
 	}{
-		{"MPI_Recv 3", &decode.Waiting{Call: "MPI_Recv", Peers: []int{3}}},
-		{"MPI_Recv *", &decode.Waiting{Call: "MPI_Recv", Peers: []int{}, AnySource: true}},
-		{"MPI_Waitall 1,3,?", &decode.Waiting{Call: "MPI_Waitall", Peers: []int{1, 3}, Unknown: true}},
-		{"MPI_Waitall ", &decode.Waiting{Call: "MPI_Waitall", Peers: []int{}}},
-		{"MPI_Allreduce world", &decode.Waiting{Call: "MPI_Allreduce", Peers: []int{}, Collective: true, World: true}},
-		{"mpi_barrier_ c:1,3", &decode.Waiting{Call: "mpi_barrier", Peers: []int{1, 3}, Collective: true}},
+		{"MPI_Recv 3", &rundir.Waiting{Call: "MPI_Recv", Peers: []int{3}}},
+		{"MPI_Recv *", &rundir.Waiting{Call: "MPI_Recv", Peers: []int{}, AnySource: true}},
+		{"MPI_Waitall 1,3,?", &rundir.Waiting{Call: "MPI_Waitall", Peers: []int{1, 3}, Unknown: true}},
+		{"MPI_Waitall ", &rundir.Waiting{Call: "MPI_Waitall", Peers: []int{}}},
+		{"MPI_Allreduce world", &rundir.Waiting{Call: "MPI_Allreduce", Peers: []int{}, Collective: true, World: true}},
+		{"mpi_barrier_ c:1,3", &rundir.Waiting{Call: "mpi_barrier", Peers: []int{1, 3}, Collective: true}},
 		{"MPI_Recv x", nil},
 		{"garbage", nil},
 	} {

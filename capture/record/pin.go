@@ -12,7 +12,7 @@ import (
 	"github.com/difftrace/difftrace/parlot"
 
 	"github.com/difftrace/difftrace/capture"
-	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/rundir"
 )
 
 // pinBackend records with Intel Pin and this project's ParLOT Pin tool
@@ -49,7 +49,7 @@ func (p *pinBackend) finish(opt Options, rank, pid int, prog string, snap *Snaps
 	if _, err := os.Stat(run.InfoPath()); err != nil {
 		return nil, fmt.Errorf("the Pin tool wrote no function table for rank %d (%v); see Pin's messages above", rank, err)
 	}
-	var threads []decode.Thread
+	var threads []rundir.Thread
 	for t := 0; ; t++ {
 		path := run.TracePath(t)
 		f, err := os.Open(path)
@@ -61,7 +61,7 @@ func (p *pinBackend) finish(opt Options, rank, pid int, prog string, snap *Snaps
 		if err != nil {
 			return nil, err
 		}
-		threads = append(threads, decode.Thread{Thread: t, Events: n, Bytes: size})
+		threads = append(threads, rundir.Thread{Thread: t, Events: n, Bytes: size})
 	}
 	var notes []string
 	if len(threads) == 0 {

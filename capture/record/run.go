@@ -16,6 +16,7 @@ import (
 
 	"github.com/difftrace/difftrace/capture"
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/rundir"
 	"golang.org/x/sys/unix"
 )
 
@@ -30,7 +31,7 @@ type Options struct {
 	Force       bool          // replace another run in Dir
 	KeepUftrace bool          // keep the raw uftrace recording as Dir/uftrace.<rank>
 	NoPeers     bool          // do not preload the peers library into an MPI program
-	Prefix      string        // trace file prefix (default decode.DefaultPrefix, "trace")
+	Prefix      string        // trace file prefix (default rundir.DefaultPrefix, "trace")
 	Command     []string      // the program and its arguments
 	ToolVersion string        // recorded in run.json
 
@@ -71,7 +72,7 @@ func (o *Options) defaults() {
 		o.Backend = "uftrace"
 	}
 	if o.Prefix == "" {
-		o.Prefix = decode.DefaultPrefix
+		o.Prefix = rundir.DefaultPrefix
 	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
@@ -300,31 +301,6 @@ func removeStaleWork(tmp string) {
 	}
 }
 
-// rankStatus says in a few words how a rank ended: "exited 0", "exited 3
-// in MPI_Abort", "signal SIGSEGV in crash_here", "killed by the launcher
-// in MPI_Allreduce", "interrupted (SIGINT)", "timed out in MPI_Recv". why
-// is what made capture end the program ("timeout", a signal's name, or ""
-// if the program ended by itself); in is the call it was in, if known.
-func rankStatus(why string, r decode.Rank, in string) string {
-	where := ""
-	if in != "" {
-		where = " in " + in
-	}
-	switch {
-	case why == "timeout":
-		return "timed out" + where
-	case why == "SIGINT":
-		return "interrupted (SIGINT)" + where
-	case why != "":
-		return "killed by the launcher" + where
-	case r.Signal != "":
-		return "signal " + r.Signal + where
-	case r.ExitStatus != 0:
-		return fmt.Sprintf("exited %d%s", r.ExitStatus, where)
-	}
-	return "exited 0"
-}
-
 // A backend runs the program under one recorder.
 type backend interface {
 	// program finds the program and checks the recorder can trace it.
@@ -347,7 +323,7 @@ type backend interface {
 
 // finished describes the traces of a rank once written.
 type finished struct {
-	threads []decode.Thread
+	threads []rundir.Thread
 	notes   []string
 	in      string // the call the program was in when it ended, if any
 }
@@ -390,15 +366,15 @@ func Run(opt Options) (int, error) {
 	if opt.AllImages {
 		images = "all"
 	}
-	tmpl := decode.Manifest{
-		Schema: decode.ManifestSchema, Tool: "difftrace", ToolVersion: opt.ToolVersion,
+	tmpl := rundir.Manifest{
+		Schema: rundir.ManifestSchema, Tool: "difftrace", ToolVersion: opt.ToolVersion,
 		Format: "parlot-17", Backend: opt.Backend, Images: images, Prefix: opt.Prefix,
 		Command: append([]string{prog}, opt.Command[1:]...), Launch: launch, Size: size,
 	}
 	if u, ok := be.(*uftraceBackend); ok {
 		tmpl.Recorded = u.sel.recorded()
 	}
-	r := decode.Rank{Rank: rank, Host: host, Start: start, Threads: []decode.Thread{}}
+	r := rundir.Rank{Rank: rank, Host: host, Start: start, Threads: []rundir.Thread{}}
 	// Refuse before creating anything: a refused capture leaves the
 	// directory as it was.
 	if err := checkRunDir(opt.Dir, tmpl, opt.Force); err != nil {
@@ -498,7 +474,7 @@ func Run(opt Options) (int, error) {
 		}
 	}
 	var snap *Snapshot
-	var waits map[int]*decode.Waiting
+	var waits map[int]*rundir.Waiting
 	var notes []string
 	if why != "" {
 		if why == "timeout" {
@@ -575,7 +551,7 @@ func Run(opt Options) (int, error) {
 	for i := range r.Threads {
 		r.Threads[i].Waiting = waits[r.Threads[i].TID]
 	}
-	r.Status = rankStatus(why, r, fin.in)
+	r.Status = rundir.Status(why, r, fin.in)
 	r.Note = strings.Join(append(notes, fin.notes...), "; ")
 	if (r.Signal == "SIGSEGV" || r.Signal == "SIGABRT") && why == "" && be.snapshots() {
 		logf("%s (uftrace's report of the crash, if it printed one, is about the program, not a bug of uftrace)", r.Status)

@@ -1,10 +1,8 @@
 package record
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,9 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/internal/private"
+	"github.com/difftrace/difftrace/rundir"
 )
 
 // A run directory is written by every rank's recorder at once: each one
@@ -133,26 +131,21 @@ func lockRunDir(dir string) (unlock func(), err error) {
 }
 
 // readManifest reads run.json, returning nil if there is none.
-func readManifest(dir string) (*decode.Manifest, error) {
-	m, err := decode.ReadManifest(filepath.Join(dir, decode.ManifestName))
+func readManifest(dir string) (*rundir.Manifest, error) {
+	m, err := rundir.ReadManifest(filepath.Join(dir, rundir.ManifestName))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	return m, err
 }
 
-func writeManifest(dir string, m *decode.Manifest) error {
-	slices.SortFunc(m.Ranks, func(a, b decode.Rank) int { return a.Rank - b.Rank })
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
+// writeManifest writes run.json atomically (rundir.WriteManifest), its
+// errors naming the file and, for a full disk, what to do.
+func writeManifest(dir string, m *rundir.Manifest) error {
+	if err := rundir.WriteManifest(dir, m); err != nil {
+		return fileError(filepath.Join(dir, rundir.ManifestName), err)
 	}
-	b = append(b, '\n')
-	_, err = writeFileAtomic(filepath.Join(dir, decode.ManifestName), func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	})
-	return err
+	return nil
 }
 
 // isRunFile reports whether a file name in a run directory belongs to a
@@ -160,8 +153,8 @@ func writeManifest(dir string, m *decode.Manifest) error {
 // uftrace recording, or a temporary file of any of them.
 func isRunFile(name, prefix string) bool {
 	name = strings.TrimPrefix(name, ".")
-	return name == decode.ManifestName || name == strings.TrimPrefix(lockName, ".") || name == strings.TrimPrefix(activeName, ".") ||
-		strings.HasPrefix(name, prefix+".") || strings.HasPrefix(name, decode.ManifestName+".tmp") ||
+	return name == rundir.ManifestName || name == strings.TrimPrefix(lockName, ".") || name == strings.TrimPrefix(activeName, ".") ||
+		strings.HasPrefix(name, prefix+".") || strings.HasPrefix(name, rundir.ManifestName+".tmp") ||
 		strings.HasPrefix(name, "uftrace.") || name == UnpatchedName
 }
 
@@ -172,7 +165,7 @@ func isRunFile(name, prefix string) bool {
 // under the directory's lock. A directory reached through a link that
 // another user may have planted is refused, force or not (see
 // atomicfile.Resolve).
-func checkRunDir(dir string, tmpl decode.Manifest, force bool) error {
+func checkRunDir(dir string, tmpl rundir.Manifest, force bool) error {
 	if _, err := atomicfile.Resolve(dir); err != nil {
 		return fileError(dir, err)
 	}
@@ -205,7 +198,7 @@ func checkRunDir(dir string, tmpl decode.Manifest, force bool) error {
 			return fileError(dir, err)
 		}
 		for _, e := range ents {
-			if n := e.Name(); n != lockName && n != activeName && n != decode.ManifestName && !strings.HasPrefix(n, "."+decode.ManifestName+".tmp") {
+			if n := e.Name(); n != lockName && n != activeName && n != rundir.ManifestName && !strings.HasPrefix(n, "."+rundir.ManifestName+".tmp") {
 				return fmt.Errorf("%s is not empty and holds no run of this launch (%s…); choose an empty or new directory, or pass --force to write into it anyway", dir, n)
 			}
 		}
@@ -223,7 +216,7 @@ func checkRunDir(dir string, tmpl decode.Manifest, force bool) error {
 // are added once their programs have started (updateRank): on a node whose
 // ranks start together, claims written one after the other under the
 // exclusive lock held up every rank's start by tens of milliseconds.
-func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) error {
+func claimRunDir(dir string, tmpl rundir.Manifest, r rundir.Rank, force bool) error {
 	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return fileError(dir, err)
 	}
@@ -269,7 +262,7 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 // run.json: it checks the rank records as the others do and removes what
 // an earlier attempt of this rank left, under a shared lock. It returns
 // false, and no error, when dir holds no run of this launch yet.
-func joinRun(dir string, tmpl decode.Manifest, r decode.Rank) (bool, error) {
+func joinRun(dir string, tmpl rundir.Manifest, r rundir.Rank) (bool, error) {
 	f, err := openLock(filepath.Join(dir, lockName))
 	if err != nil {
 		return false, err
@@ -291,7 +284,7 @@ func joinRun(dir string, tmpl decode.Manifest, r decode.Rank) (bool, error) {
 
 // sameLaunch refuses a rank whose options differ from those the launch's
 // run.json m records.
-func sameLaunch(dir string, m *decode.Manifest, tmpl decode.Manifest) error {
+func sameLaunch(dir string, m *rundir.Manifest, tmpl rundir.Manifest) error {
 	if m.Backend != tmpl.Backend || m.Images != tmpl.Images || m.Prefix != tmpl.Prefix {
 		return fmt.Errorf("%s: the other ranks of this launch record with backend %s, images %s, prefix %s; give every rank the same options", dir, m.Backend, m.Images, m.Prefix)
 	}
@@ -307,8 +300,8 @@ func sameLaunch(dir string, m *decode.Manifest, tmpl decode.Manifest) error {
 // removeRankFiles removes the files an earlier attempt of this launch
 // left for rank, which the new recording replaces.
 func removeRankFiles(dir, prefix string, rank int) {
-	old, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%s.%d.*", prefix, rank)))
-	partial, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf(".%s.%d.partial-*", prefix, rank)))
+	old, _ := filepath.Glob(filepath.Join(dir, rundir.Stem(prefix, rank)+".*"))
+	partial, _ := filepath.Glob(filepath.Join(dir, "."+rundir.Stem(prefix, rank)+".partial-*"))
 	for _, p := range append(old, partial...) {
 		os.Remove(p)
 	}
@@ -316,7 +309,7 @@ func removeRankFiles(dir, prefix string, rank int) {
 
 // recordedFilter says what a recording selected: its --only filter, or
 // "every call".
-func recordedFilter(r *decode.Recorded) string {
+func recordedFilter(r *rundir.Recorded) string {
 	if r == nil {
 		return "every call"
 	}
@@ -360,7 +353,7 @@ func removeRun(dir, prefix string) error {
 
 // updateRank replaces this rank's entry of run.json and extends the run's
 // end, under the directory's lock.
-func updateRank(dir string, tmpl decode.Manifest, r decode.Rank) error {
+func updateRank(dir string, tmpl rundir.Manifest, r rundir.Rank) error {
 	unlock, err := lockRunDir(dir)
 	if err != nil {
 		return err
@@ -381,8 +374,8 @@ func updateRank(dir string, tmpl decode.Manifest, r decode.Rank) error {
 
 // putRank replaces r's entry of the manifest and widens the run's start
 // and end to cover it.
-func putRank(m *decode.Manifest, r decode.Rank) {
-	m.Ranks = slices.DeleteFunc(m.Ranks, func(x decode.Rank) bool { return x.Rank == r.Rank })
+func putRank(m *rundir.Manifest, r rundir.Rank) {
+	m.Ranks = slices.DeleteFunc(m.Ranks, func(x rundir.Rank) bool { return x.Rank == r.Rank })
 	m.Ranks = append(m.Ranks, r)
 	if m.Start.IsZero() || r.Start.Before(m.Start) {
 		m.Start = r.Start

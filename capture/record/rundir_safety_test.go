@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/testenv"
+	"github.com/difftrace/difftrace/rundir"
 )
 
 // A run directory given with -o that is another user's link in a sticky,
@@ -46,9 +46,9 @@ func TestRunDirRefusesPlantedLinks(t *testing.T) {
 		"checkRunDir":         func() error { return checkRunDir(run, tmpl, false) },
 		"checkRunDir --force": func() error { return checkRunDir(run, tmpl, true) },
 		"holdActive":          func() error { _, err := holdActive(run); return err },
-		"claimRunDir":         func() error { return claimRunDir(run, tmpl, decode.Rank{}, false) },
+		"claimRunDir":         func() error { return claimRunDir(run, tmpl, rundir.Rank{}, false) },
 		"a missing directory under it": func() error {
-			return claimRunDir(filepath.Join(run, "sub"), tmpl, decode.Rank{}, false)
+			return claimRunDir(filepath.Join(run, "sub"), tmpl, rundir.Rank{}, false)
 		},
 	} {
 		err := try()
@@ -77,7 +77,7 @@ func TestRunDirRefusesPlantedLinks(t *testing.T) {
 	if _, err := holdActive(open); err == nil || !strings.Contains(err.Error(), activeName+" is a symbolic link: remove it (difftrace keeps a lock file of the run there)") {
 		t.Errorf("holdActive with a planted link: %v", err)
 	}
-	if err := claimRunDir(open, tmpl, decode.Rank{}, false); err == nil || !strings.Contains(err.Error(), lockName+" is a symbolic link") {
+	if err := claimRunDir(open, tmpl, rundir.Rank{}, false); err == nil || !strings.Contains(err.Error(), lockName+" is a symbolic link") {
 		t.Errorf("claimRunDir with a planted link: %v", err)
 	}
 	if ents, _ := os.ReadDir(private); len(ents) != 0 {
@@ -89,10 +89,10 @@ func TestRunDirRefusesPlantedLinks(t *testing.T) {
 	if err := os.Symlink(private, mine); err != nil {
 		t.Fatal(err)
 	}
-	if err := claimRunDir(mine, tmpl, decode.Rank{}, false); err != nil {
+	if err := claimRunDir(mine, tmpl, rundir.Rank{}, false); err != nil {
 		t.Fatalf("claiming through the user's own link: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(private, decode.ManifestName)); err != nil {
+	if _, err := os.Stat(filepath.Join(private, rundir.ManifestName)); err != nil {
 		t.Errorf("no run.json through the user's own link: %v", err)
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/rundir"
 )
 
-func tmplFor(launch string) decode.Manifest {
-	return decode.Manifest{Schema: 1, Tool: "difftrace", Format: "parlot-17", Backend: "uftrace", Images: "main",
+func tmplFor(launch string) rundir.Manifest {
+	return rundir.Manifest{Schema: 1, Tool: "difftrace", Format: "parlot-17", Backend: "uftrace", Images: "main",
 		Prefix: "trace", Command: []string{"/bin/app"}, Launch: launch}
 }
 
@@ -28,14 +28,14 @@ func TestClaimRunDirConcurrent(t *testing.T) {
 		go func(r int) {
 			defer wg.Done()
 			start := time.Now()
-			rk := decode.Rank{Rank: r, Host: "h", Start: start}
+			rk := rundir.Rank{Rank: r, Host: "h", Start: start}
 			if err := claimRunDir(dir, tm, rk, false); err != nil {
 				errs <- err
 				return
 			}
 			rk.End = start.Add(time.Duration(r) * time.Millisecond)
 			rk.Exited = true
-			rk.Threads = []decode.Thread{{Thread: 0, TID: 100 + r, Events: 10, Bytes: 5}}
+			rk.Threads = []rundir.Thread{{Thread: 0, TID: 100 + r, Events: 10, Bytes: 5}}
 			if err := updateRank(dir, tm, rk); err != nil {
 				errs <- err
 			}
@@ -46,7 +46,7 @@ func TestClaimRunDirConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	m, err := decode.ReadManifest(filepath.Join(dir, "run.json"))
+	m, err := rundir.ReadManifest(filepath.Join(dir, "run.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestClaimRunDirConcurrent(t *testing.T) {
 
 func TestClaimRunDirRefusesOtherRun(t *testing.T) {
 	dir := t.TempDir()
-	rk := decode.Rank{Rank: 0, Start: time.Now()}
+	rk := rundir.Rank{Rank: 0, Start: time.Now()}
 	if err := claimRunDir(dir, tmplFor("job=1"), rk, false); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestClaimRunDirRefusesOtherRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
 		t.Error("--force removed a file that was not part of the run")
 	}
-	m, _ := decode.ReadManifest(filepath.Join(dir, "run.json"))
+	m, _ := rundir.ReadManifest(filepath.Join(dir, "run.json"))
 	if m == nil || m.Launch != "job=2" {
 		t.Errorf("manifest after --force: %+v", m)
 	}
@@ -94,7 +94,7 @@ func TestClaimRunDirRefusesOtherRun(t *testing.T) {
 func TestClaimRunDirRefusesForeignFiles(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("x"), 0o644)
-	err := claimRunDir(dir, tmplFor("job=1"), decode.Rank{}, false)
+	err := claimRunDir(dir, tmplFor("job=1"), rundir.Rank{}, false)
 	if err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("claiming a directory of other files: %v", err)
 	}
@@ -104,10 +104,10 @@ func TestClaimRunDirRefusesForeignFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := claimRunDir(dir, tmplFor("job=1"), decode.Rank{}, true); err != nil {
+	if err := claimRunDir(dir, tmplFor("job=1"), rundir.Rank{}, true); err != nil {
 		t.Fatalf("claiming with force: %v", err)
 	}
-	for name, want := range map[string]bool{"thesis.tex": true, "trace.0.0": false, "trace.0.info": false, decode.ManifestName: true} {
+	for name, want := range map[string]bool{"thesis.tex": true, "trace.0.0": false, "trace.0.info": false, rundir.ManifestName: true} {
 		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
 			t.Errorf("after claiming with force, %s exists: %v, want %v", name, err == nil, want)
 		}
@@ -116,12 +116,12 @@ func TestClaimRunDirRefusesForeignFiles(t *testing.T) {
 
 func TestClaimRunDirMixedOptions(t *testing.T) {
 	dir := t.TempDir()
-	if err := claimRunDir(dir, tmplFor("job=1"), decode.Rank{Rank: 0}, false); err != nil {
+	if err := claimRunDir(dir, tmplFor("job=1"), rundir.Rank{Rank: 0}, false); err != nil {
 		t.Fatal(err)
 	}
 	all := tmplFor("job=1")
 	all.Images = "all"
-	if err := claimRunDir(dir, all, decode.Rank{Rank: 1}, false); err == nil {
+	if err := claimRunDir(dir, all, rundir.Rank{Rank: 1}, false); err == nil {
 		t.Fatal("a rank recording all images joined a main-image run")
 	}
 }
@@ -142,7 +142,7 @@ func TestWaitRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := claimRunDir(dir, tmplFor("job=1"), decode.Rank{Rank: 0, Start: time.Now()}, false); err != nil {
+	if err := claimRunDir(dir, tmplFor("job=1"), rundir.Rank{Rank: 0, Start: time.Now()}, false); err != nil {
 		t.Fatalf("claiming a directory its recorders hold: %v", err)
 	}
 	waited := 0

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/rundir"
 )
 
 // The example runs committed under testdata/runs (make examples) are the
@@ -15,10 +15,10 @@ import (
 
 const runsDir = "../../testdata/runs"
 
-func loadRun(t *testing.T, name string, ranks, threads int) (*decode.Manifest, []map[int][]string) {
+func loadRun(t *testing.T, name string, ranks, threads int) (*rundir.Manifest, []map[int][]string) {
 	t.Helper()
 	dir := filepath.Join(runsDir, name)
-	m, err := decode.ReadManifest(filepath.Join(dir, "run.json"))
+	m, err := rundir.ReadManifest(filepath.Join(dir, "run.json"))
 	if err != nil {
 		t.Fatalf("%v (regenerate the example runs with make examples)", err)
 	}

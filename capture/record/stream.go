@@ -21,6 +21,7 @@ import (
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/uftrace"
 )
 
 // uftrace's network protocol, as `uftrace record --host H --port P` speaks
@@ -42,7 +43,6 @@ const (
 	msgMetaData     = 106
 	msgEnd          = 107
 	msgHeaderSize   = 8
-	infoHeaderSize  = 40
 	maxMessageBytes = 1 << 30
 	// readBuffer is the receiving buffer: a few of the recorder's
 	// messages (a shared-memory buffer each, uftraceBuffer).
@@ -52,7 +52,7 @@ const (
 	// it fills before the receiver wakes.
 	socketBuffer = 8 << 20
 	recvLowWater = 1 << 20
-	recordSize   = 16
+	recordSize   = uftrace.RecordSize
 	// addrCacheSize is the number of address → ID pairs kept in front of
 	// the map (a power of two).
 	addrCacheSize = 4096
@@ -118,7 +118,7 @@ type streamThread struct {
 }
 
 // maxDepth bounds uftrace's call depths (a record has 10 bits for them).
-const maxDepth = 1024
+const maxDepth = uftrace.MaxDepth
 
 // calls is the number of entries and exits the thread recorded.
 func (t *streamThread) calls() uint64 { return t.written + uint64(len(t.vals)) }
@@ -332,37 +332,37 @@ func (s *streamer) records(t *streamThread, b []byte) error {
 		if n > 0 || len(b) < recordSize {
 			continue
 		}
-		w := binary.LittleEndian.Uint64(b[8:])
+		w := uftrace.WordOf(b)
 		size := recordSize
-		if w>>3&7 != 5 {
+		if !w.Valid() {
 			return fmt.Errorf("thread %d: uftrace sent a record with a bad magic: the recording is damaged", t.tid)
 		}
-		if w&(1<<2) != 0 {
-			if decode.UftraceKind(w&3) != decode.UftraceEvent {
+		if w.More() {
+			if w.Kind() != uftrace.Event {
 				return fmt.Errorf("thread %d: uftrace sent a record with function arguments (-A/-R/-a), which difftrace does not read", t.tid)
 			}
 			if len(b) < recordSize+2 {
 				break
 			}
-			size = recordSize + int(binary.LittleEndian.Uint16(b[recordSize:])+2+7)&^7
+			size = recordSize + uftrace.PayloadSize(binary.LittleEndian.Uint16(b[recordSize:]))
 			if len(b) < size {
 				break
 			}
 		}
-		last = binary.LittleEndian.Uint64(b)
-		switch decode.UftraceKind(w & 3) {
-		case decode.UftraceEntry:
+		last = uftrace.TimeOf(b)
+		switch w.Kind() {
+		case uftrace.Entry:
 			// Its function is not in the cache: look it up, and let
 			// plainRecords take the record.
-			addr := w >> 16
+			addr := w.Addr()
 			id, err := s.id(t, addr)
 			if err != nil {
 				return err
 			}
 			t.cache[cacheSlot(addr)] = addrID{addr, id}
 			continue
-		case decode.UftraceLost:
-			t.lost += w >> 16
+		case uftrace.Lost:
+			t.lost += w.Addr()
 		}
 		b = b[size:]
 	}
@@ -385,14 +385,14 @@ func cacheSlot(addr uint64) uint64 { return (addr ^ addr>>12) & (addrCacheSize -
 func plainRecords(b []byte, vals []uint16, stack *[maxDepth]uint16, top int, cache *[addrCacheSize]addrID, last uint64) ([]byte, []uint16, int, int, uint64) {
 	n := 0
 	for len(b) >= recordSize && len(vals) < cap(vals) {
-		w := binary.LittleEndian.Uint64(b[8:])
+		w := uftrace.WordOf(b)
 		// The magic, no arguments, and an entry or an exit.
-		if w&(7<<3|1<<2|1<<1) != 5<<3 {
+		if !w.Plain() {
 			break
 		}
-		depth := int(w >> 6 & (maxDepth - 1))
-		if w&1 == 0 {
-			addr := w >> 16
+		depth := w.Depth()
+		if w.Kind() == uftrace.Entry {
+			addr := w.Addr()
 			c := &cache[cacheSlot(addr)]
 			id := c.id
 			if c.addr != addr || id == 0 {
@@ -408,7 +408,7 @@ func plainRecords(b []byte, vals []uint16, stack *[maxDepth]uint16, top int, cac
 			top = min(top, depth)
 			vals = append(vals, 0)
 		}
-		last = binary.LittleEndian.Uint64(b)
+		last = uftrace.TimeOf(b)
 		b = b[recordSize:]
 		n++
 	}
@@ -458,7 +458,7 @@ func (s *streamer) metadata(b []byte) error {
 // info stores the recording's info file; uftrace sends its header's fields
 // in network byte order, and the file holds them in the machine's.
 func (s *streamer) info(b []byte) error {
-	if len(b) < infoHeaderSize {
+	if len(b) < uftrace.HeaderSize {
 		return errors.New("uftrace sent an info file shorter than its header")
 	}
 	h := make([]byte, len(b))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -44,7 +45,7 @@ func (u *uftraceBackend) prepare(opt Options, rank int) bool {
 	if opt.KeepUftrace {
 		return false
 	}
-	s, err := newStreamer(opt.Dir, "."+opt.Prefix+"."+strconv.Itoa(rank))
+	s, err := newStreamer(opt.Dir, "."+rundir.Stem(opt.Prefix, rank))
 	if err != nil {
 		fmt.Fprintf(opt.Stderr, "difftrace capture: rank %d: %v; uftrace writes its raw recording to %s instead\n", rank, err, os.TempDir())
 		return false

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -175,7 +176,7 @@ func TestRecordUnpatchedFunctions(t *testing.T) {
 				t.Errorf("%v: --verbose did not name next on stderr: %q", c.flags, errb.String())
 			}
 		}
-		m, err := decode.ReadManifest(filepath.Join(dir, decode.ManifestName))
+		m, err := rundir.ReadManifest(filepath.Join(dir, rundir.ManifestName))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/outfile"
+	"github.com/difftrace/difftrace/parlot"
 )
 
 type convertFlags struct {
@@ -87,14 +87,14 @@ func convertU16(inPath, outPath string) error {
 	}
 	defer in.Close()
 	if size%2 != 0 {
-		return &record.OddU16Error{Name: inPath, Size: size}
+		return &parlot.OddU16Error{Name: inPath, Size: size}
 	}
 	out, err := outfile.Create(outPath, nil, inPath)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	if err := record.ConvertU16(out, outPath, in, inPath); err != nil {
+	if err := parlot.ConvertU16(out, outPath, in, inPath); err != nil {
 		return err
 	}
 	return out.Commit()

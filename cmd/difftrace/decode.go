@@ -97,7 +97,7 @@ func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, fu
 	if info != "" {
 		r.CheckIDs(funcs, info)
 	}
-	if err := decode.WriteU16(namedErrors{out}, r); err != nil {
+	if err := parlot.WriteU16(namedErrors{out}, r); err != nil {
 		return err
 	}
 	return out.Commit()

@@ -8,7 +8,6 @@
 package interrupt
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,8 +26,10 @@ var state struct {
 	closed   bool
 }
 
-// ErrInterrupted is returned by Start once the command is being ended.
-var ErrInterrupted = errors.New("the command is being interrupted")
+// ErrInterrupted is returned by Start once the command is being ended: the
+// same error atomicfile.Create returns then, so one errors.Is test serves
+// both.
+var ErrInterrupted = atomicfile.ErrInterrupted
 
 // Start starts cmd and keeps its process to be killed should the command
 // be interrupted; done forgets it (call it once cmd.Wait has returned).

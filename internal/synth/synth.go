@@ -19,18 +19,18 @@ package synth
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/parlot"
+	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -179,16 +179,16 @@ func Write(dir string, spec Spec) (uint64, error) {
 		return 0, err
 	}
 	g := newGrid(spec)
-	m := decode.Manifest{
-		Schema: decode.ManifestSchema, Tool: "difftrace", ToolVersion: "synth", Format: "parlot-17",
-		Backend: "convert", Images: "main", Prefix: "trace", Command: []string{"/synth/stencil"},
+	m := rundir.Manifest{
+		Schema: rundir.ManifestSchema, Tool: "difftrace", ToolVersion: "synth", Format: "parlot-17",
+		Backend: "convert", Images: "main", Prefix: rundir.DefaultPrefix, Command: []string{program},
 		Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 	}
 	m.End = m.Start.Add(time.Minute)
 	if spec.Faulty {
 		m.Command = append(m.Command, "--bug")
 	}
-	ranks := make([]decode.Rank, spec.Procs)
+	ranks := make([]rundir.Rank, spec.Procs)
 	errs := make([]error, spec.Procs)
 	counts := make([]uint64, spec.Procs)
 	var wg sync.WaitGroup
@@ -217,7 +217,7 @@ func Write(dir string, spec Spec) (uint64, error) {
 		}
 	}
 	m.Ranks = ranks
-	if err := writeJSON(filepath.Join(dir, decode.ManifestName), &m); err != nil {
+	if err := rundir.WriteManifest(dir, &m); err != nil {
 		return 0, err
 	}
 	if spec.Faulty {
@@ -257,6 +257,9 @@ func writeJSON(path string, v any) error {
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
+
+// program is the imitated program's path.
+const program = "/synth/stencil"
 
 // grid is the process grid and where a hang, if any, stops each master.
 type grid struct {
@@ -309,18 +312,21 @@ func stepsFor(spec Spec, nb int) int {
 }
 
 // writeProc writes process p's function table and traces.
-func writeProc(dir string, spec Spec, g grid, p int) (decode.Rank, uint64, error) {
-	rank := decode.Rank{Rank: p, Host: "synth", PID: 1000 + p, Exited: true}
+func writeProc(dir string, spec Spec, g grid, p int) (rundir.Rank, uint64, error) {
+	rank := rundir.Rank{Rank: p, Host: "synth", PID: 1000 + p, Exited: true}
 	n := len(names)
 	id := make(map[string]uint16, n)
-	var info strings.Builder
-	info.WriteString("+\n/synth/stencil\n")
+	sec := parlot.ImageSection{Image: program}
 	for k := range n {
 		name := names[(k+p)%n]
-		info.WriteString(name + "\n")
+		sec.Names = append(sec.Names, trace.Name{Image: program, Func: name})
 		id[name] = uint16(k + 1)
 	}
-	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("trace.%d.info", p)), []byte(info.String()), 0o644); err != nil {
+	var info bytes.Buffer
+	if err := parlot.WriteFuncTable(&info, []parlot.ImageSection{sec}); err != nil {
+		return rank, 0, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, rundir.InfoName(rundir.DefaultPrefix, p)), info.Bytes(), 0o644); err != nil {
 		return rank, 0, err
 	}
 	var total uint64
@@ -331,12 +337,12 @@ func writeProc(dir string, spec Spec, g grid, p int) (decode.Rank, uint64, error
 		} else {
 			vals = worker(spec, p, th, id)
 		}
-		path := filepath.Join(dir, fmt.Sprintf("trace.%d.%d", p, th))
+		path := filepath.Join(dir, rundir.TraceName(rundir.DefaultPrefix, p, th))
 		size, err := writeTrace(path, vals)
 		if err != nil {
 			return rank, 0, err
 		}
-		rank.Threads = append(rank.Threads, decode.Thread{Thread: th, TID: 10000 + p*100 + th, Events: uint64(len(vals)), Bytes: size})
+		rank.Threads = append(rank.Threads, rundir.Thread{Thread: th, TID: 10000 + p*100 + th, Events: uint64(len(vals)), Bytes: size})
 		total += uint64(len(vals))
 	}
 	return rank, total, nil

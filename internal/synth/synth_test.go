@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -132,7 +133,7 @@ func TestWriteHang(t *testing.T) {
 	if steps(4)+1 != steps(1) || steps(1) != steps(0) {
 		t.Errorf("steps begun: %d by the hung master, %d and %d by a neighbour and another; want one fewer", steps(4), steps(1), steps(0))
 	}
-	m, err := decode.ReadManifest(filepath.Join(dir, decode.ManifestName))
+	m, err := rundir.ReadManifest(filepath.Join(dir, rundir.ManifestName))
 	if err != nil {
 		t.Fatal(err)
 	}

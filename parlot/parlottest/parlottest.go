@@ -5,7 +5,6 @@ package parlottest
 
 import (
 	"bytes"
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,9 +19,9 @@ func LoadU16(t testing.TB, path string) []uint16 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := make([]uint16, len(b)/2)
-	for i := range v {
-		v[i] = binary.LittleEndian.Uint16(b[2*i:])
+	v, err := parlot.ParseU16(b, path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return v
 }

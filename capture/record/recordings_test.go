@@ -1,56 +1,11 @@
 package record
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-
-	"github.com/difftrace/difftrace/decode"
-	"github.com/difftrace/difftrace/parlot"
 )
-
-// ConvertU16 writes the original tool's files byte for byte from their
-// values, and decode.WriteU16 gives the values back.
-func TestConvertU16(t *testing.T) {
-	edge := filepath.Join("..", "..", "testdata", "parlot", "edge")
-	raws, _ := filepath.Glob(filepath.Join(edge, "*.u16"))
-	if len(raws) == 0 {
-		t.Fatal("no u16 files")
-	}
-	for _, raw := range raws {
-		vals, err := os.ReadFile(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := os.ReadFile(strings.TrimSuffix(raw, ".u16") + ".bin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
-		if err := ConvertU16(&got, "out", bytes.NewReader(vals), raw); err != nil {
-			t.Fatalf("%s: %v", raw, err)
-		}
-		if !bytes.Equal(got.Bytes(), want) {
-			t.Errorf("%s: the ParLOT file differs from the tool's", raw)
-		}
-		var back bytes.Buffer
-		if err := decode.WriteU16(&back, parlot.NewReader(bytes.NewReader(want), "bin", parlot.DefaultMaxEvents)); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(back.Bytes(), vals) {
-			t.Errorf("%s: WriteU16 does not give the values back", raw)
-		}
-	}
-	var odd *OddU16Error
-	err := ConvertU16(&bytes.Buffer{}, "out", bytes.NewReader([]byte{1, 0, 2}), "odd.u16")
-	if !errors.As(err, &odd) || odd.Size != 3 || !strings.Contains(err.Error(), "odd.u16: byte 2: the file has an odd number of bytes") {
-		t.Errorf("odd input: %v", err)
-	}
-}
 
 // One directory of per-rank recordings stands for them, ranked by the
 // numbers that end their names, or by their sorted names; several

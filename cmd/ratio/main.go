@@ -10,23 +10,22 @@
 // argument: total raw bytes, total compressed bytes and the ratio raw/compressed
 // for ParLOT and each compressor.
 //
-//	go run ./capture/ratio testdata/parlot/oddeven4 testdata/runs/*
+//	go run ./cmd/ratio testdata/parlot/oddeven4 testdata/runs/*
 package main
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/difftrace/difftrace/parlot"
+	"github.com/difftrace/difftrace/rundir"
 )
 
 // compressors are the programs compared with ParLOT, each reading stdin and
@@ -71,9 +70,6 @@ func main() {
 	}
 }
 
-// traceName matches ParLOT trace files: <prefix>.<process>.<thread>.
-var traceName = regexp.MustCompile(`\.[0-9]+\.[0-9]+$`)
-
 // TraceFiles lists the trace files an argument stands for: the file itself,
 // or the trace files directly inside a directory, sorted.
 func TraceFiles(arg string) ([]string, error) {
@@ -90,7 +86,7 @@ func TraceFiles(arg string) ([]string, error) {
 	}
 	var files []string
 	for _, e := range ents {
-		if e.Type().IsRegular() && (traceName.MatchString(e.Name()) || strings.HasSuffix(e.Name(), ".bin")) {
+		if e.Type().IsRegular() && (isTrace(e.Name()) || strings.HasSuffix(e.Name(), ".bin")) {
 			files = append(files, filepath.Join(arg, e.Name()))
 		}
 	}
@@ -154,22 +150,8 @@ func decodeTo(path string, raw *os.File) (uint64, int64, error) {
 	}
 	w := bufio.NewWriterSize(raw, 1<<20)
 	r := parlot.NewReader(bufio.NewReaderSize(f, 1<<20), path, 0)
-	vals := make([]uint16, 32<<10)
-	b := make([]byte, 2*len(vals))
-	for {
-		n, err := r.Read(vals)
-		for i, v := range vals[:n] {
-			binary.LittleEndian.PutUint16(b[2*i:], v)
-		}
-		if _, werr := w.Write(b[:2*n]); werr != nil {
-			return 0, 0, werr
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return 0, 0, err
-		}
+	if err := parlot.WriteU16(w, r); err != nil {
+		return 0, 0, err
 	}
 	if err := w.Flush(); err != nil {
 		return 0, 0, err
@@ -254,4 +236,11 @@ func version(prog string) string {
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return strings.Trim(line, "* ")
+}
+
+// isTrace reports whether name is a ParLOT trace file's:
+// <prefix>.<process>.<thread>.
+func isTrace(name string) bool {
+	_, _, ok := rundir.SplitTrace(name)
+	return ok
 }
