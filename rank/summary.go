@@ -149,11 +149,38 @@ func SummaryGrid(custom string, extra []*filters.Filter) ([]*filters.Filter, err
 	return fs, nil
 }
 
-// Summarize reads share index of of the traces of run r (the traces
-// index*n/of to (index+1)*n/of−1 of its n, in run order) and returns their
+// OpenPart opens part index of of the run in dir for Summarize, as one of
+// of processes that summarise it together: only that part's processes are
+// read (decode.Options.Part), so each process's work grows with its share
+// of the run, not with the run. A run of another layout than this
+// project's is opened whole, and Summarize takes its share of the traces.
+func OpenPart(dir string, index, of int, opts Options) (*Comparison, error) {
+	if of < 1 || index < 0 || index >= of {
+		return nil, fmt.Errorf("rank: part %d of %d cannot be", index, of)
+	}
+	if summary.Is(dir) {
+		return nil, fmt.Errorf("%s: is a summary already; give the run directory", dir)
+	}
+	c := &Comparison{Symbols: trace.NewTable(), opts: opts}
+	dopts := decode.Options{MaxEvents: opts.MaxEvents, Workers: opts.Workers, MixedPrograms: opts.MixedPrograms, Part: index, Parts: of}
+	run, err := decode.Open(dir, c.Symbols, dopts)
+	if err != nil {
+		return nil, err
+	}
+	c.Runs, c.sums, c.IDs = []*decode.Run{run}, []*summarized{nil}, run.Traces()
+	c.has = [][]bool{make([]bool, len(c.IDs))}
+	for i := range c.IDs {
+		c.has[0][i] = true
+	}
+	return c, nil
+}
+
+// Summarize reads share index of of the traces of run r and returns their
 // summary under fs × ks: what Recognize and the hang analysis read of each,
-// with identical pass-1 NLRs stored once. Part 0 also holds the run's
-// header.
+// with identical pass-1 NLRs stored once, and what the run says about
+// them. The share is the part of the run OpenPart opened, or, of a run
+// opened whole, the traces index*n/of to (index+1)*n/of−1 of its n, in run
+// order. Part 0 also holds the run's manifest.
 func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of int) (*summary.Part, error) {
 	if of < 1 || index < 0 || index >= of {
 		return nil, fmt.Errorf("rank: part %d of %d cannot be", index, of)
@@ -163,7 +190,13 @@ func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of 
 	}
 	run := c.Runs[r]
 	all := run.Traces()
-	ids := all[index*len(all)/of : (index+1)*len(all)/of]
+	ids := all
+	switch part, parts := run.Part(); {
+	case parts == 1:
+		ids = all[index*len(all)/of : (index+1)*len(all)/of]
+	case part != index || parts != of:
+		return nil, fmt.Errorf("%s: part %d of %d of the run was opened, not part %d of %d", run.Dir, part, parts, index, of)
+	}
 	p := &summary.Part{Index: index, Of: of, Grid: summary.Grid{Ks: slices.Clone(ks), ExactPolling: c.opts.ExactPolling}}
 	for _, f := range fs {
 		p.Grid.Filters = append(p.Grid.Filters, f.Name())
@@ -223,11 +256,44 @@ func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of 
 	for j := range p.Traces {
 		p.Traces[j].Note = h.TraceNotes[ids[j]]
 	}
-	if index == 0 {
-		h.TraceNotes = nil // each part keeps its traces' notes
-		p.Run = h
+	h.TraceNotes = nil // each trace keeps its note
+	if index > 0 {
+		h.Manifest = nil // part 0 holds it
 	}
+	if _, parts := run.Part(); parts == 1 && of > 1 {
+		// The run was read whole: the part tells of its traces' processes
+		// and threads, and part 0 keeps the run's notes.
+		h.Procs = headerOf(h.Procs, ids, index == 0)
+		if index > 0 {
+			h.Notes = nil
+		}
+	}
+	p.Run = h
 	return p, nil
+}
+
+// headerOf returns the processes of procs with only the threads of ids,
+// those without any left out, unless withEmpty and they had none in the
+// first place (a function table without trace files).
+func headerOf(procs []decode.HeaderProcess, ids []trace.ID, withEmpty bool) []decode.HeaderProcess {
+	want := make(map[trace.ID]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	var out []decode.HeaderProcess
+	for _, hp := range procs {
+		var ts []decode.HeaderTrace
+		for _, ht := range hp.Threads {
+			if want[trace.ID{Proc: hp.Index, Thread: ht.Thread}] {
+				ts = append(ts, ht)
+			}
+		}
+		if len(ts) > 0 || withEmpty && len(hp.Threads) == 0 {
+			hp.Threads = ts
+			out = append(out, hp)
+		}
+	}
+	return out
 }
 
 // eventsOf returns the run whose events stand for run r's: r itself, or for
