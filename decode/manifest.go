@@ -1,10 +1,14 @@
 package decode
 
 import (
+	"bufio"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +17,16 @@ import (
 
 // ManifestName is the file name of a run directory's manifest.
 const ManifestName = "run.json"
+
+// RanksName is the file next to run.json where each rank's recorder
+// appends its entry (a Rank), one JSON object a line, when it starts and
+// again when it ends: a recorder writes its own line and never rewrites
+// the others', so a run of 250,000 ranks writes its manifest in time and
+// bytes that grow with the ranks, not with their square. A rank's last
+// line is its entry. ReadManifest reads the file when run.json lists no
+// ranks itself; a run.json that does (written by a capture before this
+// file, or rewritten by a tool) is read as it is.
+const RanksName = "run.ranks.jsonl"
 
 // ManifestSchema is the schema version written in every manifest; readers
 // refuse newer major versions.
@@ -98,11 +112,78 @@ type Waiting struct {
 	Unknown    bool  `json:"unknown,omitempty"`    // a peer that could not be told
 }
 
-// ReadManifest reads and checks a run.json file: a manifest that
-// contradicts itself (a rank listed twice, a rank beyond the run's size, a
-// rank that both exited and was killed) is refused with an error that names
-// the field, since what it says about the run can then not be trusted.
+// ReadManifest reads and checks a run.json file, with the ranks of the
+// RanksName file next to it (see there): a manifest that contradicts
+// itself (a rank listed twice, a rank beyond the run's size, a rank that
+// both exited and was killed) is refused with an error that names the
+// field, since what it says about the run can then not be trusted.
 func ReadManifest(path string) (*Manifest, error) {
+	m, err := ReadManifestHead(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Ranks) == 0 {
+		if err := m.readRanks(filepath.Join(filepath.Dir(path), RanksName)); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w; fix or remove the file (the traces can be read without it)", path, err)
+	}
+	// Capture writes the ranks in order; kept so, Rank finds one by
+	// binary search (a run of 250,000 ranks looks each of them up).
+	if !slices.IsSortedFunc(m.Ranks, byRank) {
+		slices.SortStableFunc(m.Ranks, byRank)
+	}
+	return m, nil
+}
+
+// readRanks adds the entries of the ranks file at path, if there is one,
+// to m: each rank's last, and widens the run's start and end to cover
+// every line, as the recorders wrote them. A last line without its
+// newline is being written and is left out.
+func (m *Manifest) readRanks(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	at := map[int]int{} // rank → index in m.Ranks
+	rd := bufio.NewReaderSize(f, 1<<20)
+	for line := 1; ; line++ {
+		b, err := rd.ReadBytes('\n')
+		if err == io.EOF {
+			return nil // a line without its newline is still being written
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		var r Rank
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("%s: line %d: malformed rank entry: %w (fix or remove the line; the traces can be read without it)", path, line, err)
+		}
+		if m.Start.IsZero() || r.Start.Before(m.Start) {
+			m.Start = r.Start
+		}
+		if r.End.After(m.End) {
+			m.End = r.End
+		}
+		if i, ok := at[r.Rank]; ok {
+			m.Ranks[i] = r
+			continue
+		}
+		at[r.Rank] = len(m.Ranks)
+		m.Ranks = append(m.Ranks, r)
+	}
+}
+
+// ReadManifestHead reads and checks run.json alone, without the ranks of
+// the RanksName file next to it: what a recorder needs to know of the run
+// it joins.
+func ReadManifestHead(path string) (*Manifest, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -123,11 +204,6 @@ func ReadManifest(path string) (*Manifest, error) {
 	}
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w; fix or remove the file (the traces can be read without it)", path, err)
-	}
-	// Capture writes the ranks in order; kept so, Rank finds one by
-	// binary search (a run of 250,000 ranks looks each of them up).
-	if !slices.IsSortedFunc(m.Ranks, byRank) {
-		slices.SortStableFunc(m.Ranks, byRank)
 	}
 	return &m, nil
 }

@@ -132,13 +132,38 @@ func lockRunDir(dir string) (unlock func(), err error) {
 	}, nil
 }
 
-// readManifest reads run.json, returning nil if there is none.
+// readManifest reads run.json without the ranks' entries (which are in
+// decode.RanksName), returning nil if there is none.
 func readManifest(dir string) (*decode.Manifest, error) {
-	m, err := decode.ReadManifest(filepath.Join(dir, decode.ManifestName))
+	m, err := decode.ReadManifestHead(filepath.Join(dir, decode.ManifestName))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	return m, err
+}
+
+// appendRank appends r's entry to the run's decode.RanksName, in one write,
+// under the directory's lock: each rank writes its own entry and no
+// other's, so a run's recorders write their manifest in time that grows
+// with the ranks, not with their square.
+func appendRank(dir string, r decode.Rank) error {
+	p := filepath.Join(dir, decode.RanksName)
+	f, err := private.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fileError(p, err)
+	}
+	defer f.Close()
+	b, err := json.Marshal(&r)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fileError(p, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fileError(p, err)
+	}
+	return f.Close()
 }
 
 func writeManifest(dir string, m *decode.Manifest) error {
@@ -160,7 +185,7 @@ func writeManifest(dir string, m *decode.Manifest) error {
 // uftrace recording, or a temporary file of any of them.
 func isRunFile(name, prefix string) bool {
 	name = strings.TrimPrefix(name, ".")
-	return name == decode.ManifestName || name == strings.TrimPrefix(lockName, ".") || name == strings.TrimPrefix(activeName, ".") ||
+	return name == decode.ManifestName || name == decode.RanksName || name == strings.TrimPrefix(lockName, ".") || name == strings.TrimPrefix(activeName, ".") ||
 		strings.HasPrefix(name, prefix+".") || strings.HasPrefix(name, decode.ManifestName+".tmp") ||
 		strings.HasPrefix(name, "uftrace.")
 }
@@ -205,7 +230,7 @@ func checkRunDir(dir string, tmpl decode.Manifest, force bool) error {
 			return fileError(dir, err)
 		}
 		for _, e := range ents {
-			if n := e.Name(); n != lockName && n != activeName && n != decode.ManifestName && !strings.HasPrefix(n, "."+decode.ManifestName+".tmp") {
+			if n := e.Name(); n != lockName && n != activeName && n != decode.ManifestName && n != decode.RanksName && !strings.HasPrefix(n, "."+decode.ManifestName+".tmp") {
 				return fmt.Errorf("%s is not empty and holds no run of this launch (%s…); choose an empty or new directory, or pass --force to write into it anyway", dir, n)
 			}
 		}
@@ -247,6 +272,13 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 		mm := tmpl
 		m = &mm
 		m.Ranks = nil
+		// run.json says what the launch is; the ranks' entries go to
+		// decode.RanksName, and readers take the run's start and end
+		// from them.
+		m.Start, m.End = time.Time{}, time.Time{}
+		if err := writeManifest(dir, m); err != nil {
+			return err
+		}
 	}
 	if m.Backend != tmpl.Backend || m.Images != tmpl.Images || m.Prefix != tmpl.Prefix {
 		return fmt.Errorf("%s: the other ranks of this launch record with backend %s, images %s, prefix %s; give every rank the same options", dir, m.Backend, m.Images, m.Prefix)
@@ -254,7 +286,6 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 	if m.Size != tmpl.Size {
 		return fmt.Errorf("%s: the other ranks of this launch say it started %d processes, this one %d; record each launch into a directory of its own", dir, m.Size, tmpl.Size)
 	}
-	putRank(m, r)
 	// A rank recorded before by an earlier attempt of this launch left
 	// files that the new recording replaces.
 	old, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%s.%d.*", m.Prefix, r.Rank)))
@@ -263,7 +294,7 @@ func claimRunDir(dir string, tmpl decode.Manifest, r decode.Rank, force bool) er
 	for _, p := range old {
 		os.Remove(p)
 	}
-	return writeManifest(dir, m)
+	return appendRank(dir, r)
 }
 
 // claimEmpty checks that dir, which holds no run.json, holds nothing else
@@ -318,19 +349,5 @@ func updateRank(dir string, tmpl decode.Manifest, r decode.Rank) error {
 		// one ran: do not mix the two.
 		return fmt.Errorf("%s: the run directory was taken over by another launch while rank %d was recording; its traces are incomplete", dir, r.Rank)
 	}
-	putRank(m, r)
-	return writeManifest(dir, m)
-}
-
-// putRank replaces r's entry of the manifest and widens the run's start
-// and end to cover it.
-func putRank(m *decode.Manifest, r decode.Rank) {
-	m.Ranks = slices.DeleteFunc(m.Ranks, func(x decode.Rank) bool { return x.Rank == r.Rank })
-	m.Ranks = append(m.Ranks, r)
-	if m.Start.IsZero() || r.Start.Before(m.Start) {
-		m.Start = r.Start
-	}
-	if r.End.After(m.End) {
-		m.End = r.End
-	}
+	return appendRank(dir, r)
 }
