@@ -204,7 +204,12 @@ func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of 
 	masks := c.compile(fs)
 	newDiscoverers := c.discoverers(fs, ks, masks)
 	p.Traces = make([]summary.Trace, len(ids))
-	classes := make([][][]byte, len(ids))
+	// Identical pass-1 NLRs are kept once as the traces end (memory grows
+	// with the distinct ones, not with the traces), numbered as they come,
+	// then in trace order, so the part does not depend on scheduling.
+	var mu sync.Mutex
+	seen := map[string]int32{}
+	var found [][]byte
 	dsOf := make([][]*nlr.Discoverer, len(ids))
 	nk := len(ks)
 	c.begin("summarising traces", len(ids))
@@ -221,14 +226,25 @@ func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of 
 		}
 	}, func(j int, end []trace.Symbol) error {
 		p.Traces[j].End = end
+		xs := make([]int32, 0, len(dsOf[j]))
+		var b []byte
 		for _, d := range dsOf[j] {
 			d.Seal()
-			b, err := d.AppendBinary(nil)
-			if err != nil {
+			var err error
+			if b, err = d.AppendBinary(b[:0]); err != nil {
 				return err
 			}
-			classes[j] = append(classes[j], b)
+			mu.Lock()
+			x, ok := seen[string(b)]
+			if !ok {
+				x = int32(len(found))
+				found = append(found, slices.Clone(b))
+				seen[string(found[x])] = x
+			}
+			mu.Unlock()
+			xs = append(xs, x)
 		}
+		p.Traces[j].Classes = xs
 		dsOf[j] = nil
 		c.step()
 		return nil
@@ -237,18 +253,17 @@ func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of 
 	if err != nil {
 		return nil, err
 	}
-	// Identical pass-1 NLRs are stored once.
-	index2 := map[string]int32{}
-	for j := range ids {
-		t := &p.Traces[j]
-		for _, b := range classes[j] {
-			x, ok := index2[string(b)]
-			if !ok {
-				x = int32(len(p.Classes))
-				index2[string(b)] = x
-				p.Classes = append(p.Classes, b)
+	renumber := make([]int32, len(found))
+	for i := range renumber {
+		renumber[i] = -1
+	}
+	for j := range p.Traces {
+		for k, x := range p.Traces[j].Classes {
+			if renumber[x] < 0 {
+				renumber[x] = int32(len(p.Classes))
+				p.Classes = append(p.Classes, found[x])
 			}
-			t.Classes = append(t.Classes, x)
+			p.Traces[j].Classes[k] = renumber[x]
 		}
 	}
 	h := run.Header()
