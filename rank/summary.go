@@ -75,17 +75,31 @@ func (sm *summarized) passOne(c *Comparison, r int, fs []*filters.Filter, ks []i
 		}
 		return sm.sym[s], true
 	}}
-	offset := map[*summary.Part]int32{}
+	// A pass-1 NLR found in several parts is one class, as reading the
+	// run makes it: each distinct one is then folded once (Recognize),
+	// whatever the number of parts.
+	index := map[string]int32{}
+	global := map[*summary.Part][]int32{} // a part's class → the run's
 	for _, part := range sm.s.Parts {
-		offset[part] = int32(len(p.classes))
-		p.classes = append(p.classes, part.Classes...)
+		g := make([]int32, len(part.Classes))
+		for x, b := range part.Classes {
+			y, ok := index[string(b)]
+			if !ok {
+				y = int32(len(p.classes))
+				index[string(b)] = y
+				p.classes = append(p.classes, b)
+			}
+			g[x] = y
+		}
+		global[part] = g
 	}
 	for _, id := range c.Runs[r].Traces() {
 		st := sm.traces[id]
 		i, _ := c.Index(id)
 		of := make([]int32, len(where))
+		g := global[st.part]
 		for x, cx := range where {
-			of[x] = offset[st.part] + st.t.Classes[cx]
+			of[x] = g[st.t.Classes[cx]]
 		}
 		kept := make([]uint64, len(fs))
 		for f := range fs {
