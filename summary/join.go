@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -88,14 +89,18 @@ func (s *Summary) join() error {
 				}
 				return m[x], true
 			}
-			for c, b := range p.Classes {
-				d, err := nlr.UnmarshalDiscoverer(b, sym)
+			err := parallel.For(len(p.Classes), 0, func(c int) error {
+				d, err := nlr.UnmarshalDiscoverer(p.Classes[c], sym)
 				if err != nil {
 					return fmt.Errorf("%s: part %d, class %d: %w", s.Dir, i, c, err)
 				}
 				if p.Classes[c], err = d.AppendBinary(nil); err != nil {
 					return fmt.Errorf("%s: part %d, class %d: %w", s.Dir, i, c, err)
 				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			p.Run.Names, p.Names, p.NamesSum = h.Names, len(h.Names), NamesSum(h.Names)
 		}
