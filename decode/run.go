@@ -257,7 +257,7 @@ func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 			r.order = append(r.order, t.ID)
 		}
 	}
-	if len(r.order) == 0 && !emptyPart {
+	if len(r.order) == 0 && r.parts == 0 { // a part's processes may have left none; the other parts' did
 		return nil, fmt.Errorf("%s: the function tables are there but no trace files (<name>.<thread> next to each .info); copy the trace files of the run into the directory", dir)
 	}
 	if err := r.checkListed(); err != nil {
