@@ -75,17 +75,31 @@ func (sm *summarized) passOne(c *Comparison, r int, fs []*filters.Filter, ks []i
 		}
 		return sm.sym[s], true
 	}}
-	offset := map[*summary.Part]int32{}
+	// A pass-1 NLR found in several parts is one class, as reading the
+	// run makes it: each distinct one is then folded once (Recognize),
+	// whatever the number of parts.
+	index := map[string]int32{}
+	global := map[*summary.Part][]int32{} // a part's class → the run's
 	for _, part := range sm.s.Parts {
-		offset[part] = int32(len(p.classes))
-		p.classes = append(p.classes, part.Classes...)
+		g := make([]int32, len(part.Classes))
+		for x, b := range part.Classes {
+			y, ok := index[string(b)]
+			if !ok {
+				y = int32(len(p.classes))
+				index[string(b)] = y
+				p.classes = append(p.classes, b)
+			}
+			g[x] = y
+		}
+		global[part] = g
 	}
 	for _, id := range c.Runs[r].Traces() {
 		st := sm.traces[id]
 		i, _ := c.Index(id)
 		of := make([]int32, len(where))
+		g := global[st.part]
 		for x, cx := range where {
-			of[x] = offset[st.part] + st.t.Classes[cx]
+			of[x] = g[st.t.Classes[cx]]
 		}
 		kept := make([]uint64, len(fs))
 		for f := range fs {
@@ -133,11 +147,38 @@ func endOf(st, chunk []trace.Symbol) []trace.Symbol {
 	return st
 }
 
-// Summarize reads share index of of the traces of run r (the traces
-// index*n/of to (index+1)*n/of−1 of its n, in run order) and returns their
+// OpenPart opens part index of of the run in dir for Summarize, as one of
+// of processes that summarise it together: only that part's processes are
+// read (decode.Options.Part), so each process's work grows with its share
+// of the run, not with the run. A run of another layout than this
+// project's is opened whole, and Summarize takes its share of the traces.
+func OpenPart(dir string, index, of int, opts Options) (*Comparison, error) {
+	if of < 1 || index < 0 || index >= of {
+		return nil, fmt.Errorf("rank: part %d of %d cannot be", index, of)
+	}
+	if summary.Is(dir) {
+		return nil, fmt.Errorf("%s: is a summary already; give the run directory", dir)
+	}
+	c := &Comparison{Symbols: trace.NewTable(), opts: opts}
+	dopts := decode.Options{MaxEvents: opts.MaxEvents, Workers: opts.Workers, MixedPrograms: opts.MixedPrograms, Part: index, Parts: of}
+	run, err := decode.Open(dir, c.Symbols, dopts)
+	if err != nil {
+		return nil, err
+	}
+	c.Runs, c.sums, c.IDs = []*decode.Run{run}, []*summarized{nil}, run.Traces()
+	c.has = [][]bool{make([]bool, len(c.IDs))}
+	for i := range c.IDs {
+		c.has[0][i] = true
+	}
+	return c, nil
+}
+
+// Summarize reads share index of of the traces of run r and returns their
 // summary under fs × ks: what Recognize and the hang analysis read of each,
-// with identical pass-1 NLRs stored once. Part 0 also holds the run's
-// header.
+// with identical pass-1 NLRs stored once, and what the run says about
+// them. The share is the part of the run OpenPart opened, or, of a run
+// opened whole, the traces index*n/of to (index+1)*n/of−1 of its n, in run
+// order. Part 0 also holds the run's manifest.
 func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of int) (*summary.Part, error) {
 	if of < 1 || index < 0 || index >= of {
 		return nil, fmt.Errorf("rank: part %d of %d cannot be", index, of)
@@ -147,7 +188,13 @@ func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of 
 	}
 	run := c.Runs[r]
 	all := run.Traces()
-	ids := all[index*len(all)/of : (index+1)*len(all)/of]
+	ids := all
+	switch part, parts := run.Part(); {
+	case parts == 1:
+		ids = all[index*len(all)/of : (index+1)*len(all)/of]
+	case part != index || parts != of:
+		return nil, fmt.Errorf("%s: part %d of %d of the run was opened, not part %d of %d", run.Dir, part, parts, index, of)
+	}
 	p := &summary.Part{Index: index, Of: of, Grid: summary.Grid{Ks: slices.Clone(ks), ExactPolling: c.opts.ExactPolling}}
 	for _, f := range fs {
 		p.Grid.Filters = append(p.Grid.Filters, f.Name())
@@ -155,7 +202,12 @@ func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of 
 	masks := c.compile(fs)
 	newDiscoverers := c.discoverers(fs, ks, masks)
 	p.Traces = make([]summary.Trace, len(ids))
-	classes := make([][][]byte, len(ids))
+	// Identical pass-1 NLRs are kept once as the traces end (memory grows
+	// with the distinct ones, not with the traces), numbered as they come,
+	// then in trace order, so the part does not depend on scheduling.
+	var mu sync.Mutex
+	seen := map[string]int32{}
+	var found [][]byte
 	dsOf := make([][]*nlr.Discoverer, len(ids))
 	nk := len(ks)
 	c.begin("summarising traces", len(ids))
@@ -172,14 +224,25 @@ func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of 
 		}
 	}, func(j int, end []trace.Symbol) error {
 		p.Traces[j].End = end
+		xs := make([]int32, 0, len(dsOf[j]))
+		var b []byte
 		for _, d := range dsOf[j] {
 			d.Seal()
-			b, err := d.AppendBinary(nil)
-			if err != nil {
+			var err error
+			if b, err = d.AppendBinary(b[:0]); err != nil {
 				return err
 			}
-			classes[j] = append(classes[j], b)
+			mu.Lock()
+			x, ok := seen[string(b)]
+			if !ok {
+				x = int32(len(found))
+				found = append(found, slices.Clone(b))
+				seen[string(found[x])] = x
+			}
+			mu.Unlock()
+			xs = append(xs, x)
 		}
+		p.Traces[j].Classes = xs
 		dsOf[j] = nil
 		c.step()
 		return nil
@@ -188,18 +251,17 @@ func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of 
 	if err != nil {
 		return nil, err
 	}
-	// Identical pass-1 NLRs are stored once.
-	index2 := map[string]int32{}
-	for j := range ids {
-		t := &p.Traces[j]
-		for _, b := range classes[j] {
-			x, ok := index2[string(b)]
-			if !ok {
-				x = int32(len(p.Classes))
-				index2[string(b)] = x
-				p.Classes = append(p.Classes, b)
+	renumber := make([]int32, len(found))
+	for i := range renumber {
+		renumber[i] = -1
+	}
+	for j := range p.Traces {
+		for k, x := range p.Traces[j].Classes {
+			if renumber[x] < 0 {
+				renumber[x] = int32(len(p.Classes))
+				p.Classes = append(p.Classes, found[x])
 			}
-			t.Classes = append(t.Classes, x)
+			p.Traces[j].Classes[k] = renumber[x]
 		}
 	}
 	h := run.Header()
@@ -207,11 +269,44 @@ func (c *Comparison) Summarize(r int, fs []*filters.Filter, ks []int, index, of 
 	for j := range p.Traces {
 		p.Traces[j].Note = h.TraceNotes[ids[j]]
 	}
-	if index == 0 {
-		h.TraceNotes = nil // each part keeps its traces' notes
-		p.Run = h
+	h.TraceNotes = nil // each trace keeps its note
+	if index > 0 {
+		h.Manifest = nil // part 0 holds it
 	}
+	if _, parts := run.Part(); parts == 1 && of > 1 {
+		// The run was read whole: the part tells of its traces' processes
+		// and threads, and part 0 keeps the run's notes.
+		h.Procs = headerOf(h.Procs, ids, index == 0)
+		if index > 0 {
+			h.Notes = nil
+		}
+	}
+	p.Run = h
 	return p, nil
+}
+
+// headerOf returns the processes of procs with only the threads of ids,
+// those without any left out, unless withEmpty and they had none in the
+// first place (a function table without trace files).
+func headerOf(procs []decode.HeaderProcess, ids []trace.ID, withEmpty bool) []decode.HeaderProcess {
+	want := make(map[trace.ID]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	var out []decode.HeaderProcess
+	for _, hp := range procs {
+		var ts []decode.HeaderTrace
+		for _, ht := range hp.Threads {
+			if want[trace.ID{Proc: hp.Index, Thread: ht.Thread}] {
+				ts = append(ts, ht)
+			}
+		}
+		if len(ts) > 0 || withEmpty && len(hp.Threads) == 0 {
+			hp.Threads = ts
+			out = append(out, hp)
+		}
+	}
+	return out
 }
 
 // eventsOf returns the run whose events stand for run r's: r itself, or for

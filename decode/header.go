@@ -60,14 +60,16 @@ func (r *Run) Header() Header {
 	for s := range r.Symbols.Len() {
 		h.Names = append(h.Names, r.Symbols.Name(trace.Symbol(s)))
 	}
+	rankAt := map[*Rank]int{}
+	if r.Manifest != nil {
+		for i := range r.Manifest.Ranks {
+			rankAt[&r.Manifest.Ranks[i]] = i
+		}
+	}
 	for _, p := range r.Procs {
 		hp := HeaderProcess{Index: p.Index, PID: p.PID, Host: p.Host, Info: p.Info, Funcs: p.Funcs, Program: p.Program, Rank: -1}
-		if p.Rank != nil && r.Manifest != nil {
-			for i := range r.Manifest.Ranks {
-				if &r.Manifest.Ranks[i] == p.Rank {
-					hp.Rank = i
-				}
-			}
+		if i, ok := rankAt[p.Rank]; ok && p.Rank != nil {
+			hp.Rank = i
 		}
 		for _, t := range p.Threads {
 			hp.Threads = append(hp.Threads, HeaderTrace{Thread: t.ID.Thread, Path: t.Path, Bytes: t.Bytes})

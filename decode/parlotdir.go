@@ -68,6 +68,29 @@ func openRunDir(r *Run, d *dirListing) error {
 		}
 		return nil // no traces: Open explains
 	}
+	var others map[string]bool // a part's: the run's processes in other parts
+	if o := r.opts; o.Parts > 1 {
+		r.part, r.parts = o.Part, o.Parts
+		lo, hi := share(len(stems), o.Part, o.Parts)
+		others = make(map[string]bool, len(stems)-(hi-lo))
+		for _, s := range append(stems[:lo:lo], stems[hi:]...) {
+			others[s] = true
+		}
+		if o.Part == 0 && r.Manifest != nil {
+			// Which ranks left no traces at all is said once, by part 0.
+			ranks := make(map[int]bool, len(stems))
+			for _, s := range stems {
+				_, rank, _ := rundir.SplitStem(s)
+				ranks[rank] = true
+			}
+			for _, rk := range r.Manifest.Ranks {
+				if !ranks[rk.Rank] {
+					r.Notes = append(r.Notes, leftNoTraces(rk.Rank))
+				}
+			}
+		}
+		stems = stems[lo:hi]
+	}
 	procs := make([]*Process, len(stems))
 	for i, stem := range stems {
 		_, rank, _ := rundir.SplitStem(stem)
@@ -91,7 +114,7 @@ func openRunDir(r *Run, d *dirListing) error {
 		}
 		procs[i] = p
 	}
-	return r.addParLOTProcs(d, stems, procs, func(p string) bool { return p == prefix })
+	return r.addParLOTProcs(d, stems, procs, func(p string) bool { return p == prefix }, others)
 }
 
 func detectParLOT(d *dirListing) bool {
@@ -164,15 +187,16 @@ func openParLOT(r *Run, d *dirListing) error {
 	for _, k := range keys {
 		prefixes[k.prefix] = true
 	}
-	return r.addParLOTProcs(d, stems, procs, func(p string) bool { return prefixes[p] })
+	return r.addParLOTProcs(d, stems, procs, func(p string) bool { return prefixes[p] }, nil)
 }
 
 // addParLOTProcs finds the trace files of each process, reads the function
 // tables (in parallel, each distinct table once) and interns their names in
 // process order: the first section's image (the program) as trace.Program,
 // the others by file name. inRun tells which prefixes belong to the run, so stray
-// trace files without a table are caught.
-func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, inRun func(string) bool) error {
+// trace files without a table are caught; others are the stems of the
+// run's processes in other parts, whose files are passed over.
+func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, inRun func(string) bool, others map[string]bool) error {
 	seen := map[int]string{}
 	for i, p := range procs {
 		if other, dup := seen[p.Index]; dup {
@@ -192,6 +216,9 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 		}
 		p, ok := stemProc[stem]
 		if !ok {
+			if others[stem] {
+				continue
+			}
 			if prefix, _, _ := rundir.SplitStem(stem); inRun(prefix) {
 				return fmt.Errorf("%s: trace file without its function table %s.info; copy the .info file of the same process next to it", d.path(n), stem)
 			}

@@ -49,6 +49,16 @@ type Options struct {
 	// refuses such a run otherwise, since a trace of another program
 	// copied into a run would lead its consensus.
 	MixedPrograms bool
+	// Part and Parts, when Parts > 1, open only part Part of Parts of a
+	// run directory of this project's layout (FormatRun), as one of Parts
+	// processes that share the work of reading it: its processes Part·P/Parts
+	// to (Part+1)·P/Parts−1 of the P function tables in file-name order.
+	// Only those processes' files are opened, stat'ed and read, and only
+	// their names interned; the directory listing and run.json are read
+	// whole. The notes are those of the part; part 0 also says which ranks
+	// of run.json left no traces at all. Run.Part says which part was
+	// opened; other layouts are opened whole.
+	Part, Parts int
 }
 
 // Run is a recorded run opened for reading: its processes, their threads and
@@ -80,6 +90,23 @@ type Run struct {
 	byID     map[trace.ID]*TraceFile
 	order    []trace.ID
 	progName string
+	// part and parts: the part of the run opened (Options.Part); parts is
+	// 0 when the run was opened whole.
+	part, parts int
+}
+
+// Part returns which part of the run was opened (Options.Part and Parts):
+// 0 of 1 when it was opened whole.
+func (r *Run) Part() (part, parts int) {
+	if r.parts == 0 {
+		return 0, 1
+	}
+	return r.part, r.parts
+}
+
+// share returns the positions lo to hi−1 of part of parts among n.
+func share(n, part, parts int) (lo, hi int) {
+	return part * n / parts, (part + 1) * n / parts
 }
 
 // Process is one traced process of a run.
@@ -204,6 +231,9 @@ func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Parts > 1 && (opts.Part < 0 || opts.Part >= opts.Parts) {
+		return nil, fmt.Errorf("%s: part %d of %d cannot be", dir, opts.Part, opts.Parts)
+	}
 	r := &Run{Dir: dir, Symbols: symbols, opts: opts, byID: map[trace.ID]*TraceFile{}}
 	for _, f := range formats {
 		if !f.detect(d) {
@@ -215,7 +245,8 @@ func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 		}
 		break
 	}
-	if r.Format == "" || len(r.Procs) == 0 {
+	emptyPart := r.parts > 0 && len(r.Procs) == 0 // a part with no processes of a run that has some
+	if r.Format == "" || len(r.Procs) == 0 && !emptyPart {
 		return nil, noTraces(d)
 	}
 	sort.Slice(r.Procs, func(i, j int) bool { return r.Procs[i].Index < r.Procs[j].Index })
@@ -227,7 +258,7 @@ func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 			r.order = append(r.order, t.ID)
 		}
 	}
-	if len(r.order) == 0 {
+	if len(r.order) == 0 && r.parts == 0 { // a part's processes may have left none; the other parts' did
 		return nil, fmt.Errorf("%s: the function tables are there but no trace files (<name>.<thread> next to each .info); copy the trace files of the run into the directory", dir)
 	}
 	if err := r.checkListed(); err != nil {
@@ -339,15 +370,17 @@ func (r *Run) addNotes() {
 	if r.Manifest == nil {
 		return
 	}
-	have := map[*Rank]bool{}
-	for _, p := range r.Procs {
-		if p.Rank != nil {
-			have[p.Rank] = true
+	if r.parts == 0 { // a part's are said by openRunDir
+		have := map[*Rank]bool{}
+		for _, p := range r.Procs {
+			if p.Rank != nil {
+				have[p.Rank] = true
+			}
 		}
-	}
-	for i := range r.Manifest.Ranks {
-		if rk := &r.Manifest.Ranks[i]; !have[rk] {
-			r.Notes = append(r.Notes, fmt.Sprintf("rank %d is in %s but left no traces", rk.Rank, ManifestName))
+		for i := range r.Manifest.Ranks {
+			if rk := &r.Manifest.Ranks[i]; !have[rk] {
+				r.Notes = append(r.Notes, leftNoTraces(rk.Rank))
+			}
 		}
 	}
 	// Where the manifest and the trace files disagree, say so: either may
@@ -381,6 +414,10 @@ func (r *Run) addNotes() {
 			}
 		}
 	}
+}
+
+func leftNoTraces(rank int) string {
+	return fmt.Sprintf("rank %d is in %s but left no traces", rank, ManifestName)
 }
 
 // checkEnd notes, once a whole trace was read, what its end says against

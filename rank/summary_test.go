@@ -3,10 +3,14 @@ package rank
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/difftrace/difftrace/compare"
+	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/synth"
 	"github.com/difftrace/difftrace/summary"
 )
@@ -83,4 +87,78 @@ func TestSummaryRanksAsRuns(t *testing.T) {
 			t.Errorf("%d parts: %d traces, %d distinct pass-1 NLRs for %d filters", of, traces, classes, len(g.Filters))
 		}
 	}
+}
+
+// readCalls returns the read system calls the process made so far, and the
+// bytes they read (Linux's /proc/self/io), or ok false where it cannot tell.
+func readCalls() (calls, bytes int64, ok bool) {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0, 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch k {
+		case "syscr":
+			calls = n
+		case "rchar":
+			bytes = n
+		}
+	}
+	return calls, bytes, true
+}
+
+// A summarize process's work grows with its share of the run, not with
+// the run: one part of 4 processes of runs 4, 16 and 64 times as large
+// reads the same processes' function tables and traces, interns the same
+// names, makes as many read calls and reads as many bytes, apart from
+// run.json, which every part reads whole.
+func TestSummarizePartWorkPerTrace(t *testing.T) {
+	if _, _, ok := readCalls(); !ok {
+		t.Skip("needs /proc/self/io to count read calls")
+	}
+	g := defaultGrid(t, "")
+	type work struct {
+		traces, procs, names int
+		calls, bytes         int64
+	}
+	var got []work
+	for _, procs := range []int{16, 64, 256} {
+		dir := filepath.Join(t.TempDir(), "run")
+		spec := synth.Spec{Procs: procs, Threads: 2, Events: 400, Rows: 4, Seed: 1}
+		if _, err := synth.Write(dir, spec); err != nil {
+			t.Fatal(err)
+		}
+		manifest, err := os.Stat(filepath.Join(dir, decode.ManifestName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		of := procs / 4
+		calls0, bytes0, _ := readCalls()
+		c, err := compare.OpenPart(dir, 1, of, compare.Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.Summarize(0, g.Filters, g.Ks, 1, of)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls1, bytes1, _ := readCalls()
+		w := work{traces: len(p.Traces), procs: len(c.Runs[0].Procs), names: c.Symbols.Len(),
+			calls: calls1 - calls0, bytes: bytes1 - bytes0 - manifest.Size()}
+		got = append(got, w)
+		if w.traces != 8 || w.procs != 4 {
+			t.Errorf("%d processes, part 1 of %d: summarised %d traces of %d processes, want 8 of 4", procs, of, w.traces, w.procs)
+		}
+	}
+	for _, w := range got[1:] {
+		// The traces of a part are not the same ones at every size (a
+		// process's neighbours on the grid differ), so their lengths
+		// differ a little.
+		if w.names != got[0].names || w.calls > got[0].calls*5/4+4 || w.bytes > got[0].bytes*5/4 {
+			t.Errorf("the work of a part grows with the run: %+v, at the smallest size %+v", w, got[0])
+		}
+	}
+	t.Logf("per part of 8 traces, runs of 32, 128 and 512 traces: %+v", got)
 }

@@ -7,9 +7,12 @@
 // A summary directory holds one part per process that wrote it,
 // part-<i>-of-<n>.dts: summarize runs under the user's MPI launcher, each
 // launcher process summarising its share of the traces, so that only
-// summaries cross the shared filesystem. Part 0 also holds what the run
-// says about itself (decode.Header). Open reads every part and checks that
-// they belong together.
+// summaries cross the shared filesystem. Each part holds what the run says
+// about the part's processes (decode.Header: their files, the names of
+// their function tables, the notes), part 0 also the run's manifest, so
+// that no process reads more of the run than its share. Open reads every
+// part, checks that they belong together and joins their headers into the
+// run's.
 //
 // A part is the magic "difftrace-summary\n", a version byte, a gob
 // encoding of Part, and a CRC-32 (Castagnoli, big-endian) of everything
@@ -37,7 +40,7 @@ import (
 
 const (
 	magic   = "difftrace-summary\n"
-	version = 1
+	version = 2
 )
 
 // castagnoli and partRE are made when first needed: every difftrace process
@@ -56,17 +59,19 @@ type Grid struct {
 type Part struct {
 	Index, Of int
 	Grid      Grid
-	// Run is what the run says about itself; only part 0 holds it, the
-	// others hold its zero value.
+	// Run is what the run says about the part's processes: their files,
+	// the names their function tables intern (Run.Names, in the symbols
+	// of the part's traces and classes) and the notes on them. Only part 0
+	// holds the run's manifest (Run.Manifest), and the notes on the run as
+	// a whole.
 	Run decode.Header
-	// Names counts the names of the run's symbol table and NamesSum is a
-	// checksum of them: every part numbers symbols alike, and Open checks
-	// it.
+	// Names counts Run.Names and NamesSum is a checksum of them, which
+	// Open checks.
 	Names    int
 	NamesSum uint32
 	Traces   []Trace
 	// Classes are the distinct pass-1 NLRs (nlr.Discoverer.AppendBinary)
-	// of the part's traces.
+	// of the part's traces, in the part's symbols.
 	Classes [][]byte
 }
 
@@ -79,7 +84,7 @@ type Trace struct {
 	// under filter f and K Grid.Ks[k].
 	Classes []int32
 	// End is the call stack the trace ended in, outermost first, in the
-	// run's symbols.
+	// part's symbols (the run's, once Open has joined the parts).
 	End []trace.Symbol
 	// Note is what reading the trace found against the run's manifest
 	// (decode.Run.TraceNotes), if anything.
@@ -162,7 +167,9 @@ func Is(dir string) bool {
 	return false
 }
 
-// Summary is a whole summary: every part of it, read and checked.
+// Summary is a whole summary: every part of it, read and checked, and
+// joined: Run is the run's header, and every part's traces and classes are
+// in its symbols.
 type Summary struct {
 	Dir   string
 	Grid  Grid
@@ -227,17 +234,17 @@ func Open(dir string) (*Summary, error) {
 	// Every part is there: of names, each of a part below of, no two
 	// alike.
 	p0 := s.Parts[0]
-	s.Grid, s.Run = p0.Grid, p0.Run
-	if len(s.Run.Names) != p0.Names || NamesSum(s.Run.Names) != p0.NamesSum {
-		return nil, fmt.Errorf("%s: part 0 is damaged (its names do not match its checksum)", dir)
-	}
-	seen := map[trace.ID]int{}
+	s.Grid = p0.Grid
+	seen := make(map[trace.ID]int)
 	for i, p := range s.Parts {
 		if !sameGrid(p.Grid, s.Grid) {
 			return nil, fmt.Errorf("%s: part %d was summarised with other filters or K than part 0; summarize the run again", dir, i)
 		}
-		if p.Names != p0.Names || p.NamesSum != p0.NamesSum {
-			return nil, fmt.Errorf("%s: part %d names the run's functions otherwise than part 0 (parts of different runs?); summarize the run again", dir, i)
+		if len(p.Run.Names) != p.Names || NamesSum(p.Run.Names) != p.NamesSum {
+			return nil, fmt.Errorf("%s: part %d is damaged (its names do not match their checksum); summarize the run again", dir, i)
+		}
+		if p.Run.Dir != p0.Run.Dir || p.Run.Format != p0.Run.Format {
+			return nil, fmt.Errorf("%s: part %d summarises the run %s, part 0 the run %s; remove the directory and summarize the run again", dir, i, p.Run.Dir, p0.Run.Dir)
 		}
 		nf, nc := len(s.Grid.Filters), len(s.Grid.Filters)*len(s.Grid.Ks)
 		for _, t := range p.Traces {
@@ -260,28 +267,23 @@ func Open(dir string) (*Summary, error) {
 			}
 		}
 	}
-	s.Run.TraceNotes = map[trace.ID]string{}
-	for _, p := range s.Parts {
-		for _, t := range p.Traces {
-			if t.Note != "" {
-				s.Run.TraceNotes[t.ID] = t.Note
+	if err := s.join(); err != nil {
+		return nil, err
+	}
+	var lacking []string
+	want := 0
+	for _, hp := range s.Run.Procs {
+		for _, ht := range hp.Threads {
+			want++
+			if id := (trace.ID{Proc: hp.Index, Thread: ht.Thread}); len(lacking) < 8 {
+				if _, ok := seen[id]; !ok {
+					lacking = append(lacking, id.String())
+				}
 			}
 		}
 	}
-	var want []trace.ID
-	for _, hp := range s.Run.Procs {
-		for _, ht := range hp.Threads {
-			want = append(want, trace.ID{Proc: hp.Index, Thread: ht.Thread})
-		}
-	}
-	var lacking []string
-	for _, id := range want {
-		if _, ok := seen[id]; !ok {
-			lacking = append(lacking, id.String())
-		}
-	}
-	if len(lacking) > 0 || len(seen) != len(want) {
-		return nil, fmt.Errorf("%s: the parts summarise %d traces, the run has %d (missing: %v); summarize the run again", dir, len(seen), len(want), lacking[:min(len(lacking), 8)])
+	if len(lacking) > 0 || len(seen) != want {
+		return nil, fmt.Errorf("%s: the parts summarise %d traces, the run has %d (missing: %v); summarize the run again", dir, len(seen), want, lacking)
 	}
 	return s, nil
 }

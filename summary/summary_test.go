@@ -21,14 +21,11 @@ func testParts(of int) []*Part {
 	for i := range of {
 		p := &Part{Index: i, Of: of, Grid: grid, Names: len(names), NamesSum: NamesSum(names),
 			Classes: [][]byte{{1, 2, 3}}}
-		if i == 0 {
-			p.Run = h
-		}
-		h.Procs = append(h.Procs, decode.HeaderProcess{Index: i, Rank: -1, Threads: []decode.HeaderTrace{{Thread: 0}}})
+		p.Run = h
+		p.Run.Procs = []decode.HeaderProcess{{Index: i, Rank: -1, Threads: []decode.HeaderTrace{{Thread: 0}}}}
 		p.Traces = []Trace{{ID: trace.ID{Proc: i}, Kept: []uint64{4, 9}, Classes: []int32{0, 0}, End: []trace.Symbol{1}}}
 		parts = append(parts, p)
 	}
-	parts[0].Run = h
 	return parts
 }
 

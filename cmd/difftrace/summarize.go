@@ -4,13 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/capture/record"
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
+	"github.com/difftrace/difftrace/internal/progress"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/summary"
@@ -49,7 +54,11 @@ the summaries cross the filesystem:
 The rank and the number of processes come from the launcher's environment
 (OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE, SLURM_PROCID/NTASKS,
 MV2_COMM_WORLD_RANK/SIZE); without a launcher, one process summarises all.
-DIR is made if need be; it must hold nothing but a summary.
+DIR is made if need be; it must hold nothing but a summary. Each process
+reads only its share of the run's files, on its share of the node's cores
+(the launcher's local size, e.g. OMPI_COMM_WORLD_LOCAL_SIZE), and says once
+on stderr when its part is written, with how many traces per second it
+summarised; alone on a terminal, it shows a progress bar.
 
 By default the summary covers every filter preset, and the hang analysis's
 filter, at K = 10: rank's default grid. A rank that asks for another filter
@@ -75,12 +84,19 @@ them (and --custom as rank gets it).`,
 			if err := prepareSummaryDir(f.out, of); err != nil {
 				return err
 			}
-			c, err := f.openComparison(cmd, args)
-			if err != nil {
+			if err := waitRecorded(cmd, args[0]); err != nil {
 				return err
 			}
-			if c.Summarized(0) {
-				return fmt.Errorf("%s: is a summary already; give the run directory", args[0])
+			start := time.Now()
+			opts := compare.Options{MaxEvents: f.maxEvents, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms, Workers: coresOfPart(os.Getenv)}
+			if p := progress.New(cmd.ErrOrStderr()); p != nil && of == 1 {
+				// Under a launcher, each part says once that it is done
+				// instead: many processes' bars on one terminal are noise.
+				opts.Progress = p
+			}
+			c, err := compare.OpenPart(args[0], index, of, opts)
+			if err != nil {
+				return err
 			}
 			p, err := c.Summarize(0, fs, f.ks, index, of)
 			if err != nil {
@@ -89,12 +105,13 @@ them (and --custom as rank gets it).`,
 			if err := summary.Write(f.out, p); err != nil {
 				return err
 			}
-			switch {
-			case of == 1:
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s: summary of %s written (%d filters × %d K)\n", f.out, args[0], len(fs), len(f.ks))
-			case index == 0:
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s: part 0 of %d of the summary of %s written (%d filters × %d K); each launcher process writes its own\n",
-					f.out, of, args[0], len(fs), len(f.ks))
+			secs := time.Since(start).Seconds()
+			rate := fmt.Sprintf("%d traces in %.1f s, %.0f traces per second", len(p.Traces), secs, float64(len(p.Traces))/max(secs, 1e-3))
+			if of == 1 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: summary of %s written (%d filters × %d K): %s\n", f.out, args[0], len(fs), len(f.ks), rate)
+			} else {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: part %d of %d of the summary of %s written (%d filters × %d K): %s\n",
+					f.out, index, of, args[0], len(fs), len(f.ks), rate)
 			}
 			return nil
 		},
@@ -133,6 +150,23 @@ func (f *summarizeFlags) grid() ([]*filters.Filter, error) {
 		fs = append(fs, flt)
 	}
 	return fs, nil
+}
+
+// localSizeVars name, per launcher, how many of its processes run on this
+// node.
+var localSizeVars = []string{"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE", "MV2_COMM_WORLD_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE"}
+
+// coresOfPart returns how many goroutines a summarize process decodes
+// traces on: under a launcher that says how many of its processes share
+// the node, its share of the cores it may run on (as an MPI rank uses its
+// own, not all of the node's); otherwise 0, every core.
+func coresOfPart(getenv func(string) string) int {
+	for _, v := range localSizeVars {
+		if n, err := strconv.Atoi(getenv(v)); err == nil && n > 0 {
+			return max(1, runtime.GOMAXPROCS(0)/n)
+		}
+	}
+	return 0
 }
 
 // prepareSummaryDir readies dir for the parts of a summary written by of

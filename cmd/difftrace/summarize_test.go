@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,8 +46,16 @@ func TestSummarizeUnderMPIRun(t *testing.T) {
 	for _, run := range []string{"ilcs-normal", "ilcs-dlbug"} {
 		cmd := exec.Command("mpirun", "-np", "2", "--oversubscribe", difftraceBin, "summarize", "runs/"+run, "-o", "sum/"+run)
 		cmd.Dir, cmd.Env = work, mpiEnv()
-		if out, err := cmd.CombinedOutput(); err != nil {
+		out, err := cmd.CombinedOutput()
+		if err != nil {
 			t.Fatalf("mpirun summarize %s: %v\n%s", run, err, out)
+		}
+		// Each part says once that it is written, and how fast.
+		for i := range 2 {
+			said := fmt.Sprintf("part %d of 2 of the summary of runs/%s written", i, run)
+			if n := strings.Count(string(out), said); n != 1 || !strings.Contains(string(out), "traces per second") {
+				t.Errorf("mpirun summarize %s: %q said %d times\n%s", run, said, n, out)
+			}
 		}
 		parts, _ := filepath.Glob(filepath.Join(work, "sum", run, "*"))
 		if len(parts) != 2 || !strings.HasSuffix(parts[0], "part-0-of-2.dts") || !strings.HasSuffix(parts[1], "part-1-of-2.dts") {
