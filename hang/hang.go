@@ -518,19 +518,7 @@ func howEnded(m *decode.Manifest) (hung bool, ended string) {
 	byStatus := map[string][]int{}
 	var order []string
 	for _, r := range m.Ranks {
-		st := r.Status
-		if st == "" {
-			switch {
-			case r.KilledByTimeout:
-				st = "timed out"
-			case r.Signal != "":
-				st = "signal " + r.Signal
-			case r.Exited:
-				st = fmt.Sprintf("exited %d", r.ExitStatus)
-			default:
-				st = "no record of its end"
-			}
-		}
+		st := r.Ended()
 		if byStatus[st] == nil {
 			order = append(order, st)
 		}
