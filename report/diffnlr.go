@@ -112,16 +112,9 @@ func NewDiffNLR(d *compare.DiffNLR, view string) *DiffNLR {
 	n := d.NLR
 	c := n.Comparison()
 	full := func(s trace.Symbol) string { return c.Symbols.Name(s).Func }
-	names := func(ss []trace.Symbol) []string {
-		out := []string{}
-		for _, s := range ss {
-			out = append(out, full(s))
-		}
-		return out
-	}
 	doc := &DiffNLR{Trace: d.ID.String(), Normal: c.Runs[compare.Normal].Dir, Faulty: c.Runs[compare.Faulty].Dir,
 		Filter: n.Filter.Name(), K: n.K, View: view, Ended: c.Runs[compare.Faulty].Ending(d.ID.Proc),
-		RunWide: []string{}, Threads: []DiffThread{}, Loops: []DiffLoop{}}
+		RunWide: []string{}, Threads: []DiffThread{}}
 	doc.Text = DiffText{Picture: d.Picture, Loops: d.Loops}
 	for _, ch := range n.RunWide {
 		doc.RunWide = append(doc.RunWide, ch.Format(n.Table, full))
@@ -134,54 +127,82 @@ func NewDiffNLR(d *compare.DiffNLR, view string) *DiffNLR {
 	for j, t := range d.Threads {
 		i, _ := c.Index(t)
 		used = append(used, n.Seq(compare.Normal, i), n.Seq(compare.Faulty, i))
-		th := DiffThread{Trace: t.String(), Diff: []DiffNLRBlock{}}
-		for _, b := range d.Blocks[j] {
-			jb := DiffNLRBlock{Kind: b.Kind.String(), Elements: []string{}}
-			for _, e := range b.Elems {
-				jb.Elements = append(jb.Elements, e.Format(full))
-			}
-			th.Diff = append(th.Diff, jb)
-		}
+		th := DiffThread{Trace: t.String(), Diff: diffBlocks(d.Blocks[j], full)}
 		for _, p := range d.Partings {
-			if p.Trace != t {
-				continue
+			if p.Trace == t {
+				th.First = firstDiff(p, full)
 			}
-			f := p.Explanation.First
-			x := p.Explanation
-			fd := &FirstDiff{Text: p.Text, Stack: names(p.Stack), Normal: names(f.Normal), Faulty: names(f.Faulty),
-				NormalOrder: names(f.NormalOrder), FaultyOrder: names(f.FaultyOrder), Place: &f,
-				Kind: x.Kind.String(), Calls: names(x.Normal), FaultyCalls: names(x.Faulty), Loops: []DiffLoopPlace{}, Explanation: &x}
-			for _, l := range x.Loops {
-				fd.Loops = append(fd.Loops, DiffLoopPlace{full(l.Body), l.Period, l.Iteration, l.Count})
-			}
-			if np := p.NewPair; np != nil {
-				fd.NewPair = &DiffNewPair{Call: np.Call, Prev: full(np.Prev), Next: full(np.Next), Usual: names(np.Usual)}
-			}
-			th.First = fd
 		}
 		doc.Threads = append(doc.Threads, th)
 	}
-	for _, id := range n.Table.Used(used...) {
+	doc.Loops = diffLoops(n.Table, used, full)
+	return doc
+}
+
+// namesOf writes symbols by full, for a document's data.
+func namesOf(ss []trace.Symbol, full func(trace.Symbol) string) []string {
+	out := []string{}
+	for _, s := range ss {
+		out = append(out, full(s))
+	}
+	return out
+}
+
+// diffBlocks is a diff as data, names written by full.
+func diffBlocks(bs []diffnlr.Block, full func(trace.Symbol) string) []DiffNLRBlock {
+	out := []DiffNLRBlock{}
+	for _, b := range bs {
+		jb := DiffNLRBlock{Kind: b.Kind.String(), Elements: []string{}}
+		for _, e := range b.Elems {
+			jb.Elements = append(jb.Elements, e.Format(full))
+		}
+		out = append(out, jb)
+	}
+	return out
+}
+
+// firstDiff is where a thread's runs first part, as data.
+func firstDiff(p compare.Parting, full func(trace.Symbol) string) *FirstDiff {
+	names := func(ss []trace.Symbol) []string { return namesOf(ss, full) }
+	f, x := p.Explanation.First, p.Explanation
+	fd := &FirstDiff{Text: p.Text, Stack: names(p.Stack), Normal: names(f.Normal), Faulty: names(f.Faulty),
+		NormalOrder: names(f.NormalOrder), FaultyOrder: names(f.FaultyOrder), Place: &f,
+		Kind: x.Kind.String(), Calls: names(x.Normal), FaultyCalls: names(x.Faulty), Loops: []DiffLoopPlace{}, Explanation: &x}
+	for _, l := range x.Loops {
+		fd.Loops = append(fd.Loops, DiffLoopPlace{full(l.Body), l.Period, l.Iteration, l.Count})
+	}
+	if np := p.NewPair; np != nil {
+		fd.NewPair = &DiffNewPair{Call: np.Call, Prev: full(np.Prev), Next: full(np.Next), Usual: names(np.Usual)}
+	}
+	return fd
+}
+
+// diffLoops defines the loops the sequences use, names written by full.
+func diffLoops(t *nlr.Table, used []nlr.Sequence, full func(trace.Symbol) string) []DiffLoop {
+	out := []DiffLoop{}
+	for _, id := range t.Used(used...) {
 		l := DiffLoop{ID: nlr.LoopName(id), Body: []string{}}
-		for _, e := range n.Table.Body(id) {
+		for _, e := range t.Body(id) {
 			l.Body = append(l.Body, e.Format(full))
 		}
-		doc.Loops = append(doc.Loops, l)
+		out = append(out, l)
 	}
-	return doc
+	return out
+}
+
+// writeDataJSON writes a diff document's values as they are: names with
+// "<" or "&" in them (C++ templates) stay readable.
+func writeDataJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 func (*DiffNLR) defaultFormat() Format { return Text }
 func (*DiffNLR) name() string          { return "diffNLR" }
 
-// writeJSON writes the values as they are: names with "<" or "&" in them
-// (C++ templates) stay readable.
-func (d *DiffNLR) writeJSON(w io.Writer, _ Options) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(d)
-}
+func (d *DiffNLR) writeJSON(w io.Writer, _ Options) error { return writeDataJSON(w, d) }
 
 // writeText writes the header (the view, the runs, the run-wide changes
 // left out), the diff, coloured when o.Color says, and the loops.

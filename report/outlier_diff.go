@@ -2,7 +2,6 @@ package report
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -37,15 +36,8 @@ func NewPeerDiffNLR(d *compare.DiffNLR, against trace.ID) *PeerDiffNLR {
 	n := d.NLR
 	c := n.Comparison()
 	full := func(s trace.Symbol) string { return c.Symbols.Name(s).Func }
-	names := func(ss []trace.Symbol) []string {
-		out := []string{}
-		for _, s := range ss {
-			out = append(out, full(s))
-		}
-		return out
-	}
 	doc := &PeerDiffNLR{Trace: d.ID.String(), Against: against.String(), Run: c.Runs[0].Dir, Filter: n.Filter.Name(), K: n.K,
-		Ended: c.Runs[0].Ending(d.ID.Proc), Diff: []DiffNLRBlock{}, Loops: []DiffLoop{}}
+		Ended: c.Runs[0].Ending(d.ID.Proc), Diff: []DiffNLRBlock{}}
 	doc.text = DiffText{Picture: d.Picture, Loops: d.Loops}
 	var used []nlr.Sequence
 	for _, t := range []trace.ID{d.ID, against} {
@@ -54,31 +46,12 @@ func NewPeerDiffNLR(d *compare.DiffNLR, against trace.ID) *PeerDiffNLR {
 		}
 	}
 	if len(d.Blocks) > 0 {
-		for _, b := range d.Blocks[0] {
-			jb := DiffNLRBlock{Kind: b.Kind.String(), Elements: []string{}}
-			for _, e := range b.Elems {
-				jb.Elements = append(jb.Elements, e.Format(full))
-			}
-			doc.Diff = append(doc.Diff, jb)
-		}
+		doc.Diff = diffBlocks(d.Blocks[0], full)
 	}
 	if len(d.Partings) > 0 {
-		p := d.Partings[0]
-		f, x := p.Explanation.First, p.Explanation
-		doc.First = &FirstDiff{Text: p.Text, Stack: names(p.Stack), Normal: names(f.Normal), Faulty: names(f.Faulty),
-			NormalOrder: names(f.NormalOrder), FaultyOrder: names(f.FaultyOrder), Place: &f,
-			Kind: x.Kind.String(), Calls: names(x.Normal), FaultyCalls: names(x.Faulty), Loops: []DiffLoopPlace{}, Explanation: &x}
-		for _, l := range x.Loops {
-			doc.First.Loops = append(doc.First.Loops, DiffLoopPlace{full(l.Body), l.Period, l.Iteration, l.Count})
-		}
+		doc.First = firstDiff(d.Partings[0], full)
 	}
-	for _, id := range n.Table.Used(used...) {
-		l := DiffLoop{ID: nlr.LoopName(id), Body: []string{}}
-		for _, e := range n.Table.Body(id) {
-			l.Body = append(l.Body, e.Format(full))
-		}
-		doc.Loops = append(doc.Loops, l)
-	}
+	doc.Loops = diffLoops(n.Table, used, full)
 	return doc
 }
 
@@ -98,12 +71,7 @@ func peerIndex(c *compare.Comparison, t trace.ID) (int, bool) {
 func (*PeerDiffNLR) defaultFormat() Format { return Text }
 func (*PeerDiffNLR) name() string          { return "diffNLR against a peer" }
 
-func (d *PeerDiffNLR) writeJSON(w io.Writer, _ Options) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(d)
-}
+func (d *PeerDiffNLR) writeJSON(w io.Writer, _ Options) error { return writeDataJSON(w, d) }
 
 // writeText writes the header (the traces, the run, the view), the diff,
 // coloured when o.Color says, and the loops.
