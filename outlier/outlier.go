@@ -91,15 +91,8 @@ func Analyze(c *compare.Comparison, g rank.Grid) (*Report, error) {
 	if len(c.Runs) != 1 {
 		return nil, errors.New("outlier: give one run (to compare two, rank them)")
 	}
-	switch {
-	case len(g.Filters) == 0:
-		return nil, errors.New("outlier: the grid has no filter")
-	case len(g.Ks) == 0:
-		return nil, errors.New("outlier: the grid has no K")
-	case len(g.Modes) == 0:
-		return nil, errors.New("outlier: the grid has no attribute mode")
-	case len(g.Linkages) == 0:
-		return nil, errors.New("outlier: the grid has no linkage")
+	if err := g.Check(); err != nil {
+		return nil, fmt.Errorf("outlier: %w", err)
 	}
 	rep := &Report{Run: c.Runs[0].Dir, Traces: len(c.IDs), Processes: len(c.Processes()), Ks: g.Ks}
 	nlrs, err := c.Recognize(g.Filters, g.Ks)

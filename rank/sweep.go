@@ -37,6 +37,22 @@ type Grid struct {
 	SuspectShare float64
 }
 
+// Check reports a grid with no combination: one of its filters, K,
+// attribute modes or linkages is missing.
+func (g Grid) Check() error {
+	switch {
+	case len(g.Filters) == 0:
+		return errors.New("the grid has no filter")
+	case len(g.Ks) == 0:
+		return errors.New("the grid has no K")
+	case len(g.Modes) == 0:
+		return errors.New("the grid has no attribute mode")
+	case len(g.Linkages) == 0:
+		return errors.New("the grid has no linkage")
+	}
+	return nil
+}
+
 // DefaultKs, DefaultLinkages: the default grid's K and linkages. K = 10 is
 // what seeds/002 used throughout; ward was the linkage of all its reported
 // rows, and average, complete and single are the other common choices.
@@ -217,16 +233,10 @@ func sweep(c *compare.Comparison, g Grid, hangCulprit func() (trace.ID, string, 
 	if len(c.Runs) < 2 {
 		return nil, errors.New("rank: ranking needs two runs, a normal and a faulty one")
 	}
-	switch {
-	case len(g.Filters) == 0:
-		return nil, errors.New("rank: the grid has no filter")
-	case len(g.Ks) == 0:
-		return nil, errors.New("rank: the grid has no K")
-	case len(g.Modes) == 0:
-		return nil, errors.New("rank: the grid has no attribute mode")
-	case len(g.Linkages) == 0:
-		return nil, errors.New("rank: the grid has no linkage")
-	case g.SuspectShare < 0 || g.SuspectShare > 1 || math.IsNaN(g.SuspectShare):
+	if err := g.Check(); err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
+	}
+	if g.SuspectShare < 0 || g.SuspectShare > 1 || math.IsNaN(g.SuspectShare) {
 		return nil, fmt.Errorf("rank: suspect share %v: want a share above 0 and at most 1 (0.5: half the highest score)", g.SuspectShare)
 	}
 	share := g.SuspectShare

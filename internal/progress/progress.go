@@ -39,10 +39,7 @@ func (p *Bars) Begin(what string, total int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bar != nil {
-		p.bar.Finish()
-	}
-	p.bar = nil
+	p.finish()
 	if total < 2 {
 		return
 	}
@@ -73,6 +70,11 @@ func (p *Bars) End() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.finish()
+}
+
+// finish ends the bar shown, if any; p.mu is held.
+func (p *Bars) finish() {
 	if p.bar != nil {
 		p.bar.Finish()
 	}
