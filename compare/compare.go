@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/difftrace/difftrace/decode"
@@ -66,6 +67,11 @@ type Comparison struct {
 	// views), keeps the events Events reads, so that each trace is read
 	// once.
 	events atomic.Pointer[eventCache]
+	// holders memoises the holder of a trace's first change read on its
+	// whole call trees from the start (NLR.changedAlike), by trace and the
+	// changes set aside: the same for every view.
+	holdersMu sync.Mutex
+	holders   map[string][2]uint64
 }
 
 // Open opens the run directories dirs (one run, or a normal and a faulty run

@@ -314,13 +314,14 @@ func (n *NLR) elementDepths(i int, side diffnlr.Kind) []int32 {
 	f := n.Filter.Compile(n.c.Symbols)
 	kd := diffnlr.KeptDepths(events, f.Keep, n.c.quietPolling(n.Filter))
 	seq := n.Seq(r, i)
+	recorded := func(k uint64) uint64 { return k }
+	if r == Faulty {
+		recorded = n.faultyCalls(i)
+	}
 	out := make([]int32, len(seq))
 	var k uint64 // calls before the element, as the analysis sees them
 	for j, e := range seq {
-		at := k
-		if r == Faulty {
-			at = n.FaultyCall(i, k)
-		}
+		at := recorded(k)
 		if at >= uint64(len(kd)) {
 			return out[:j]
 		}

@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -216,16 +217,46 @@ func (n *NLR) changedAlike(i int, w diffnlr.Whole, holder [2]uint64) bool {
 		others = picked
 	}
 	for _, j := range others {
-		wj, noEvents, err := n.whole(c.IDs[j])
-		if err != nil || noEvents != nil {
-			return false
-		}
-		wj.Alike = w.Alike
-		if x := diffnlr.ExplainFirst(diffnlr.First{}, wj, 0, 0); !x.Whole || x.Holder != holder {
+		if h, ok := n.holderFromStart(j, w.Alike); !ok || h != holder {
 			return false
 		}
 	}
 	return true
+}
+
+// holderFromStart returns the Holder of trace IDs[j]'s first change, read
+// on its whole call trees from the start with the changes alike set aside;
+// ok is false when its events are not at hand. The holder is of call
+// subtrees, whatever the view's filter: it is read once per comparison.
+func (n *NLR) holderFromStart(j int, alike map[uint64]uint64) (h [2]uint64, ok bool) {
+	c := n.c
+	keys := slices.Sorted(maps.Keys(alike))
+	key := fmt.Sprint(j, keys)
+	for _, k := range keys {
+		key += fmt.Sprint(" ", alike[k])
+	}
+	c.holdersMu.Lock()
+	h, ok = c.holders[key]
+	c.holdersMu.Unlock()
+	if ok {
+		return h, true
+	}
+	wj, noEvents, err := n.whole(c.IDs[j])
+	if err != nil || noEvents != nil {
+		return h, false
+	}
+	wj.Alike = alike
+	x := diffnlr.ExplainFirst(diffnlr.First{}, wj, 0, 0)
+	if !x.Whole {
+		return h, false
+	}
+	c.holdersMu.Lock()
+	if c.holders == nil {
+		c.holders = map[string][2]uint64{}
+	}
+	c.holders[key] = x.Holder
+	c.holdersMu.Unlock()
+	return x.Holder, true
 }
 
 // orderVaries notes, with further normal runs, a reordering that they

@@ -267,39 +267,43 @@ func (n *NLR) Patched(i int) bool { return n.analysed != nil && n.analysed[i] !=
 // undone, the calls before it count as recorded (a call inside the undone
 // stretch maps to the recorded stretch, no further than its end). For an
 // unpatched trace it is k.
-func (n *NLR) FaultyCall(i int, k uint64) uint64 {
+func (n *NLR) FaultyCall(i int, k uint64) uint64 { return n.faultyCalls(i)(k) }
+
+// faultyCalls returns FaultyCall for trace IDs[i], its diff made once: for
+// a caller that maps many calls.
+func (n *NLR) faultyCalls(i int) func(k uint64) uint64 {
+	same := func(k uint64) uint64 { return k }
 	if !n.Patched(i) {
-		return k
+		return same
 	}
 	blocks, err := diffnlr.Diff(n.Seqs[Normal][i], n.Seqs[Faulty][i])
 	if err != nil {
-		return k
+		return same
 	}
-	var seen, rec uint64 // calls before, as the analysis sees them and as recorded
-	step := func(sees, recorded uint64) (uint64, bool) {
-		if seen+sees > k {
-			return rec + min(k-seen, recorded), true
-		}
-		seen, rec = seen+sees, rec+recorded
-		return 0, false
-	}
+	// The stretches in order: how many calls each is as the analysis sees
+	// it, and as recorded.
+	type part struct{ sees, recorded uint64 }
+	var parts []part
 	for _, st := range stretches(blocks) {
 		if st.common {
-			if at, ok := step(n.Table.Calls(st.Normal), n.Table.Calls(st.Normal)); ok {
-				return at
-			}
+			c := n.Table.Calls(st.Normal)
+			parts = append(parts, part{c, c})
 			continue
 		}
 		w, _ := n.widePart(st)
-		if at, ok := step(n.Table.Calls(w.Normal), n.Table.Calls(w.Faulty)); ok {
-			return at
-		}
 		rest := n.Table.Calls(st.Faulty[len(w.Faulty):])
-		if at, ok := step(rest, rest); ok {
-			return at
-		}
+		parts = append(parts, part{n.Table.Calls(w.Normal), n.Table.Calls(w.Faulty)}, part{rest, rest})
 	}
-	return rec + (k - seen)
+	return func(k uint64) uint64 {
+		var seen, rec uint64 // calls before, as the analysis sees them and as recorded
+		for _, p := range parts {
+			if seen+p.sees > k {
+				return rec + min(k-seen, p.recorded)
+			}
+			seen, rec = seen+p.sees, rec+p.recorded
+		}
+		return rec + (k - seen)
+	}
 }
 
 // findArgumentParsing is findRunWide for a run of one process, where no
