@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
@@ -28,6 +29,11 @@ func Written(image, sym string) trace.Name {
 		return n
 	}
 	if !mangled(base) {
+		// A C function the compiler cloned (relax.constprop.0) reads as
+		// the function written, as demangling does for C++ clones.
+		if m := clone.FindStringSubmatch(base); m != nil {
+			n.Short = m[1] + suffix
+		}
 		return n
 	}
 	full, err := demangle.ToString(base)
@@ -47,6 +53,11 @@ func Written(image, sym string) trace.Name {
 	}
 	return n
 }
+
+// clone matches the name of a function GCC cloned or split: the function
+// written, then suffixes such as .constprop.0, .isra.0, .part.0, .cold or
+// .lto_priv.0. An OpenMP region (main._omp_fn.0) is a function of its own.
+var clone = regexp.MustCompile(`^(.+?)(?:\.(?:constprop|isra|part|lto_priv|clone|cold)(?:\.[0-9]+)?)+$`)
 
 // mangled reports whether s looks like a C++ or Rust mangled name, so that
 // plain C names never go through the demangler.

@@ -92,3 +92,21 @@ func TestLabels(t *testing.T) {
 		t.Errorf("with signatures, Label = %q, want %q", got, want)
 	}
 }
+
+// A C function GCC cloned is shown by the name written; the symbol stays
+// its Func.
+func TestWrittenClones(t *testing.T) {
+	for sym, want := range map[string]string{
+		"relax.constprop.0":       "relax",
+		"sweep.isra.0.part.0":     "sweep",
+		"exchange.cold":           "exchange",
+		"main._omp_fn.0":          "main._omp_fn.0",
+		"compute.constprop.0@plt": "compute@plt",
+		"plain":                   "plain",
+	} {
+		n := Written("<program>", sym)
+		if n.Func != sym || n.Brief() != want {
+			t.Errorf("Written(%q) = Func %q, Brief %q; want Func %q, Brief %q", sym, n.Func, n.Brief(), sym, want)
+		}
+	}
+}

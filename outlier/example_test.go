@@ -36,5 +36,5 @@ func ExampleAnalyze() {
 	// [3.0]  true
 	// [7.0] rank 7, the last false
 	// 3 against 2
-	// first difference: iteration 5 of 12 of the loop over exchange.constprop.0 and 4 more calls, in main: smooth.constprop.0 missing
+	// first difference: iteration 5 of 12 of the loop over exchange and 4 more calls, in main: smooth missing
 }

@@ -223,7 +223,7 @@ func TestPeerDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Partings) != 1 || !strings.Contains(d.Partings[0].Text, "smooth.constprop.0 missing") {
+	if len(d.Partings) != 1 || !strings.Contains(d.Partings[0].Text, "smooth missing") {
 		t.Errorf("partings %+v", d.Partings)
 	}
 	if d.Picture.Normal != "2" || d.Picture.Faulty != "3" {

@@ -19,12 +19,12 @@ func TestRankOneRun(t *testing.T) {
 	out := ok(t, "rank", run, "--rows", "3")
 	for _, w := range []string{
 		"(alone: its traces are compared with one another)",
-		"class of 1: [0] — rank 0, the first: calls printf, read_input.constprop.0, write_checkpoint.constprop.0",
+		"class of 1: [0] — rank 0, the first: calls printf, read_input, write_checkpoint",
 		"(one neighbour fewer)",
 		"class of 1: [3] — alone among its peers",
 		"consensus: 3 was the first apart from its peers in 24 of 24 combinations",
 		"first difference from 2: iteration 5 of 12",
-		"smooth.constprop.0 missing",
+		"smooth missing",
 		"nobody lags behind its peers",
 	} {
 		if !strings.Contains(out, w) {
@@ -42,7 +42,7 @@ func TestRankOneRun(t *testing.T) {
 		t.Fatalf("no diffnlr command suggested:\n%s", out)
 	}
 	diff := ok(t, suggested...)
-	for _, w := range []string{"diffNLR(3 against 2): filter all, K 10", "smooth.constprop.0 missing", "--- 2", "+++ 3"} {
+	for _, w := range []string{"diffNLR(3 against 2): filter all, K 10", "smooth missing", "--- 2", "+++ 3"} {
 		if !strings.Contains(diff, w) {
 			t.Errorf("%v lacks %q:\n%s", suggested, w, diff)
 		}
