@@ -112,10 +112,10 @@ func TestHang(t *testing.T) {
 		normal, bad := capture("locks-normal"), capture("locks-bad", "bug")
 		rep := hangJSON(t, bad, normal)
 		// Thread 0.3 first however far each of the two deadlocked
-		// threads got: it alone ended in a call (update_ba) its normal run
-		// never makes.
-		if len(rep.Suspects) == 0 || rep.Suspects[0].Trace != "0.3" || !strings.Contains(rep.Suspects[0].Reason, "update_ba > pthread_mutex_lock") ||
-			!strings.Contains(rep.Suspects[0].Reason, "inside update_ba, which its normal run never calls") {
+		// threads got: it alone called update_ba, which its normal run
+		// never makes, and stopped inside it.
+		if len(rep.Suspects) == 0 || rep.Suspects[0].Trace != "0.3" || !strings.Contains(rep.Suspects[0].Reason, "in worker: update_ba added") ||
+			!strings.Contains(rep.Suspects[0].Reason, "and the faulty trace ends inside it") {
 			t.Errorf("lock-order deadlock: suspects %+v, want thread 0.3 first, alone in update_ba", rep.Suspects)
 		}
 		// A worker that got both locks every time may have finished before
@@ -225,7 +225,12 @@ static volatile long sink;
 static int bug;
 __attribute__((noinline)) void work(int n) { for (int i = 0; i < n; i++) sink += i; }
 __attribute__((noinline)) void update_ab(void) { pthread_mutex_lock(&a); usleep(1000); pthread_mutex_lock(&b); work(100); pthread_mutex_unlock(&b); pthread_mutex_unlock(&a); }
-__attribute__((noinline)) void update_ba(void) { pthread_mutex_lock(&b); usleep(1000); pthread_mutex_lock(&a); work(100); pthread_mutex_unlock(&a); pthread_mutex_unlock(&b); }
+__attribute__((noinline)) void update_ba(void) {
+	pthread_mutex_lock(&b);
+	/* wait until another thread holds a (and so waits for b): the deadlock, whatever the timing */
+	while (pthread_mutex_trylock(&a) == 0) { pthread_mutex_unlock(&a); usleep(200); }
+	pthread_mutex_lock(&a); work(100); pthread_mutex_unlock(&a); pthread_mutex_unlock(&b);
+}
 void *worker(void *arg) {
 	long id = (long)arg;
 	for (int i = 0; i < 20; i++) {
