@@ -27,6 +27,7 @@ import (
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/plural"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -367,7 +368,7 @@ func fallbackSuspects(rep *Report, withNormal bool) []Suspect {
 		if len(g) < 2 || !behind(least, most) {
 			continue
 		}
-		peers := "its " + strconv.Itoa(len(g)-1) + plural(len(g)-1, " peer", " peers")
+		peers := "its " + strconv.Itoa(len(g)-1) + plural.Word(len(g)-1, " peer", " peers")
 		if k >= 0 {
 			peers += fmt.Sprintf(" in L%d", k)
 		}
@@ -499,7 +500,7 @@ func where(p Progress, withNormal bool) string {
 	for _, l := range p.Loops {
 		parts = append(parts, fmt.Sprintf("iteration %d of L%d", l.Iteration, l.Loop))
 	}
-	s := fmt.Sprintf("%d %s", p.Calls, plural(int(min(p.Calls, 2)), "call", "calls"))
+	s := fmt.Sprintf("%d %s", p.Calls, plural.Word(int(min(p.Calls, 2)), "call", "calls"))
 	if len(parts) > 0 {
 		s = strings.Join(parts, " > ") + ", " + s
 	}
@@ -531,7 +532,7 @@ func howEnded(m *decode.Manifest) (hung bool, ended string) {
 	for _, st := range order {
 		rs := byStatus[st]
 		slices.Sort(rs)
-		parts = append(parts, fmt.Sprintf("%s [%s]", st, ranges(rs)))
+		parts = append(parts, fmt.Sprintf("%s [%s]", st, trace.Ranges(rs)))
 	}
 	return true, strings.Join(parts, "; ")
 }

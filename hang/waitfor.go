@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/plural"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -227,7 +228,7 @@ func (wf *WaitFor) suspects(keptUp func(rank int) bool) []Suspect {
 				own += " (waiting there for " + rankList(x[0].For) + ")"
 			}
 		}
-		v := plural(len(ws), "waits", "wait")
+		v := plural.Word(len(ws), "waits", "wait")
 		if keptUp != nil && keptUp(q) && len(byRank[q]) > 0 {
 			// q did its part: the waits are the calls that never matched.
 			for _, w := range ws {
@@ -332,5 +333,5 @@ func rankList(r []int) string {
 	for i, x := range r {
 		ids[i] = trace.ID{Proc: x}
 	}
-	return "ranks " + List(ids)
+	return "ranks " + trace.List(ids)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/difftrace/difftrace/compare"
+	"github.com/difftrace/difftrace/internal/plural"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -58,14 +59,7 @@ func (l Lag) Text() string {
 	if l.Loop != "" {
 		in = " (in " + l.Loop + ")"
 	}
-	return fmt.Sprintf("%s reached %d loop %s%s, most of its %d peers %d", l.Trace, l.Iterations, plural(l.Iterations, "iteration", "iterations"), in, l.Peers, l.Usual)
-}
-
-func plural(n uint64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return fmt.Sprintf("%s reached %d loop %s%s, most of its %d peers %d", l.Trace, l.Iterations, plural.Word(l.Iterations, "iteration", "iterations"), in, l.Peers, l.Usual)
 }
 
 // progressOf measures progress under the first filter and K of the grid

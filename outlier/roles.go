@@ -7,7 +7,6 @@ import (
 
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -32,7 +31,7 @@ type Class struct {
 // Text words the class: "class of 2: 0.0, 15.0 — the first and the last
 // rank: MPI_Send 8 times instead of 16, … (one neighbour fewer)".
 func (cl Class) Text() string {
-	what := fmt.Sprintf("class of %d: %s", len(cl.Traces), hang.List(cl.Traces))
+	what := fmt.Sprintf("class of %d: %s", len(cl.Traces), trace.List(cl.Traces))
 	var parts []string
 	if cl.Role != "" {
 		parts = append(parts, cl.Role)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/internal/plural"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -81,16 +82,9 @@ func (a *analysis) suspects() error {
 	default:
 		lead := rep.Votes[0]
 		rep.NoSuspect = fmt.Sprintf("no trace stands apart clearly: %s led %d of the %d combinations that found a trace apart from its peers, under %d %s (a suspect leads at least %.0f%% of them, under %d views or more)",
-			a.id(lead.ID), lead.First, withSuspects, a.viewsLed(lead.ID), pluralInt(a.viewsLed(lead.ID), "view", "views"), 100*MinFirstShare, MinViews)
+			a.id(lead.ID), lead.First, withSuspects, a.viewsLed(lead.ID), plural.Word(a.viewsLed(lead.ID), "view", "views"), 100*MinFirstShare, MinViews)
 	}
 	return a.hangSuspects()
-}
-
-func pluralInt(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // viewsLed counts the views (filter, K, attribute mode) under which id was

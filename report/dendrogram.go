@@ -6,7 +6,6 @@ import (
 
 	"github.com/difftrace/difftrace/cluster"
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -103,7 +102,7 @@ func NewDendrogram(title string, ctx *fca.Context, j *fca.JSM, m cluster.Method,
 	}
 	for p := range n {
 		slices.SortFunc(members[p], trace.ID.Compare)
-		dg.Leaves = append(dg.Leaves, Leaf{Traces: hang.List(members[p]), Count: len(members[p])})
+		dg.Leaves = append(dg.Leaves, Leaf{Traces: trace.List(members[p]), Count: len(members[p])})
 	}
 	for _, mg := range z.Merges {
 		dg.Merges = append(dg.Merges, Merge{A: mg.A, B: mg.B, Height: mg.Height})

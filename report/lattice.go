@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -76,7 +75,7 @@ func NewLattice(title string, ctx *fca.Context) (*Lattice, string, error) {
 		}
 		if len(ids) > 0 {
 			slices.SortFunc(ids, trace.ID.Compare)
-			c.Traces = hang.List(ids)
+			c.Traces = trace.List(ids)
 		}
 		if c.Children == nil {
 			c.Children = []int{}

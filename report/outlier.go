@@ -9,7 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -201,5 +200,5 @@ func outJoinK(ks []int) string {
 	return strings.Join(s, ",")
 }
 
-// listIDs writes trace IDs compactly (hang.List).
-func listIDs(ids []trace.ID) string { return hang.List(ids) }
+// listIDs writes trace IDs compactly (trace.List).
+func listIDs(ids []trace.ID) string { return trace.List(ids) }

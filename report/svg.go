@@ -12,6 +12,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/difftrace/difftrace/internal/plural"
 )
 
 // The pictures of the page are SVG written here as text. Every string
@@ -227,7 +229,7 @@ func dendrogramSVG(dg *Dendrogram) template.HTML {
 		cl[leaf] = dg.Leaves[leaf].Cluster
 		l := dg.Leaves[leaf]
 		fmt.Fprintf(&b, `<g class="leaf"><title>%s: %d trace%s, cluster %d</title><rect x="4" y="%s" width="9" height="9" fill="%s"/><text x="18" y="%s" class="label" dominant-baseline="middle">%s</text></g>`,
-			esc(clip(l.Traces, 240)), l.Count, pluralS(l.Count), l.Cluster, num(y-4.5), clusterColor(l.Cluster), num(y), esc(clip(leafText(l), longest)))
+			esc(clip(l.Traces, 240)), l.Count, plural.Word(l.Count, "", "s"), l.Cluster, num(y-4.5), clusterColor(l.Cluster), num(y), esc(clip(leafText(l), longest)))
 	}
 	for i, m := range dg.Merges {
 		x := n + i
@@ -255,12 +257,12 @@ func dendrogramSVG(dg *Dendrogram) template.HTML {
 	if dg.Cut >= 0 {
 		x := xOf(dg.Cut)
 		fmt.Fprintf(&b, `<path d="M%s %sV%s" class="cut"/><text x="%s" y="%s" class="cutlabel">cut: %d cluster%s</text>`,
-			num(x), num(top-8), num(axisY), num(x+3), num(top-10), dg.Clusters, pluralS(dg.Clusters))
+			num(x), num(top-8), num(axisY), num(x+3), num(top-10), dg.Clusters, plural.Word(dg.Clusters, "", "s"))
 	}
 	if dg.Clusters < min(dg.K, n) {
 		// MaxClust cuts merges at one height together.
 		fmt.Fprintf(&b, `<text x="%s" y="%s" class="cutlabel" text-anchor="end">k = %d gives %d cluster%s: merges at one height are cut together</text>`,
-			num(w-4), num(top-22), dg.K, dg.Clusters, pluralS(dg.Clusters))
+			num(w-4), num(top-22), dg.K, dg.Clusters, plural.Word(dg.Clusters, "", "s"))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
@@ -271,13 +273,6 @@ func leafText(l Leaf) string {
 		return l.Traces
 	}
 	return fmt.Sprintf("%s (%d)", l.Traces, l.Count)
-}
-
-func pluralS(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // clip cuts s to n characters, ending in "…" when it cut.
@@ -449,7 +444,7 @@ func latticeSVG(l *Lattice) template.HTML {
 	}
 	for k, c := range l.Concepts {
 		bx := boxes[k]
-		tip := fmt.Sprintf("%d trace%s, %d attribute%s", c.Extent, pluralS(c.Extent), c.Intent, pluralS(c.Intent))
+		tip := fmt.Sprintf("%d trace%s, %d attribute%s", c.Extent, plural.Word(c.Extent, "", "s"), c.Intent, plural.Word(c.Intent, "", "s"))
 		if bx.dot {
 			fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="4" class="dot"><title>%s</title></circle>`, num(xs[k]), num(ys[k]), tip)
 			continue

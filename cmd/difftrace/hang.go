@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/draw"
+	"github.com/difftrace/difftrace/draw/hangtree"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/internal/outfile"
@@ -80,7 +81,7 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 			return report.Write(o, doc, report.Options{Format: report.JSON})
 		}
 		format, _ := draw.FormatOf(f.outs[i])
-		pic, err := rep.Draw(format)
+		pic, err := hangtree.Draw(rep, format)
 		if err != nil {
 			return fmt.Errorf("drawing %s: %v", f.outs[i], err)
 		}
