@@ -9,9 +9,11 @@
 //   - the formal context: traces × attributes as bitsets, with traces of equal
 //     attribute sets collapsed into one equivalence class (Context);
 //   - Godin's incremental concept lattice over the classes (Lattice);
-//   - the Jaccard similarity matrix, read off the lattice (JSM);
-//   - pictures: the lattice as a Hasse diagram (DOT, SVG, PNG) and JSMs as
-//     heatmaps (PNG, SVG).
+//   - the Jaccard similarity matrix, read off the lattice (JSM), and the
+//     matrices a heatmap shows (Panel).
+//
+// fca draws nothing: draw/hasse draws a lattice as a Hasse diagram (DOT,
+// SVG, PNG), draw/heatmap draws Panels as heatmaps (PNG, SVG).
 //
 // Order convention: a concept (A, B) has extent A (objects) and intent B
 // (attributes); (A1, B1) ≤ (A2, B2) when A1 ⊆ A2, equivalently B1 ⊇ B2. The top

@@ -2,13 +2,12 @@ package fca
 
 import (
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/difftrace/difftrace/draw"
+	"github.com/difftrace/difftrace/fca/fcatest"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -207,12 +206,6 @@ func TestJSMEmpty(t *testing.T) {
 	if err != nil || l.Len() != 0 || j.SymmetricDim() != 0 || j.Dense().SymmetricDim() != 0 {
 		t.Fatalf("empty context: %v, %d concepts, %d traces", err, l.Len(), j.SymmetricDim())
 	}
-	if err := WriteHeatmap(io.Discard, draw.PNG, "", JSMPanel("none", j)); err != nil {
-		t.Errorf("heatmap of nothing: %v", err)
-	}
-	if err := WriteLattice(io.Discard, draw.PNG, c, l); err != nil {
-		t.Errorf("lattice of nothing: %v", err)
-	}
 	var b strings.Builder
 	if err := WriteCSV(&b, false, JSMPanel("JSM", j)); err != nil || b.String() != "trace\n" {
 		t.Errorf("CSV of nothing: %q, %v", b.String(), err)
@@ -229,7 +222,7 @@ func TestJSMEmpty(t *testing.T) {
 // the benchmarks, in every attribute mode.
 func TestJSMStencil(t *testing.T) {
 	for _, distinct := range []bool{false, true} {
-		ids, seqs := stencilRun(300, distinct, 9)
+		ids, seqs := fcatest.StencilRun(300, distinct, 9)
 		for _, m := range Modes() {
 			c, err := NewContext(m, ids, seqs, nil)
 			if err != nil {
@@ -253,7 +246,7 @@ func TestJSMStencil(t *testing.T) {
 
 // TestJSMCores checks that the JSM does not depend on the number of cores.
 func TestJSMCores(t *testing.T) {
-	ids, seqs := stencilRun(700, true, 4)
+	ids, seqs := fcatest.StencilRun(700, true, 4)
 	c, err := NewContext(Mode{Freq: Actual}, ids, seqs, nil)
 	if err != nil {
 		t.Fatal(err)

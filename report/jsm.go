@@ -16,7 +16,7 @@ import (
 // with two, JSM_normal, JSM_faulty and JSM_D = |JSM_faulty − JSM_normal|.
 // Its text prints each matrix with two decimals, its CSV every value
 // (fca.WriteCSV), its JSON each matrix as rows of values; the heatmaps are
-// drawn from Panels by fca.WriteHeatmap.
+// drawn from Panels by heatmap.Write (draw/heatmap).
 type JSM struct {
 	Filter string
 	K      int

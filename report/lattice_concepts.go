@@ -14,7 +14,7 @@ import (
 // Concepts is the result of "difftrace lattice" as text: a run's formal
 // context as a cross table (seeds/002 Table 3.4) and the concepts of its
 // lattice from the top down, each with its traces and attributes. (The
-// Hasse diagram is drawn by fca.WriteLattice.)
+// Hasse diagram is drawn by hasse.Write (draw/hasse).)
 type Concepts struct {
 	Filter string `json:"filter"`
 	K      int    `json:"k"`

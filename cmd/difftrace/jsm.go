@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/draw"
-	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/draw/heatmap"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
@@ -78,7 +78,7 @@ func writeJSM(out *outfile.File, path, ext string, doc *report.JSM) error {
 		if ext == ".svg" {
 			format = draw.SVG
 		}
-		if err := fca.WriteHeatmap(out, format, "", doc.Panels...); err != nil {
+		if err := heatmap.Write(out, format, "", doc.Panels...); err != nil {
 			return fmt.Errorf("drawing %s: %v", path, err)
 		}
 	default:

@@ -7,7 +7,7 @@ import (
 
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/draw"
-	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/draw/hasse"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
@@ -58,12 +58,12 @@ func newLatticeCmd() *cobra.Command {
 				}
 				return out.Commit()
 			}
-			if lat.Len() > fca.MaxDrawnConcepts {
+			if lat.Len() > hasse.MaxConcepts {
 				return fmt.Errorf("the lattice has %d concepts, more than the %d a readable diagram can show; narrow the filter, use noFreq attributes or --level process",
-					lat.Len(), fca.MaxDrawnConcepts)
+					lat.Len(), hasse.MaxConcepts)
 			}
 			return outfile.WriteAll(cmd.ErrOrStderr(), f.outs, args[:1], func(i int, out *outfile.File) error {
-				if err := fca.WriteLattice(out, formats[i], ctx, lat); err != nil {
+				if err := hasse.Write(out, formats[i], ctx, lat); err != nil {
 					return fmt.Errorf("drawing %s: %v", f.outs[i], err)
 				}
 				return nil

@@ -1,4 +1,4 @@
-package fca
+package hasse
 
 import (
 	"bytes"
@@ -12,30 +12,34 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/difftrace/difftrace/draw"
 	"github.com/goccy/go-graphviz"
 	"github.com/goccy/go-graphviz/cgraph"
+
+	"github.com/difftrace/difftrace/draw"
+	_ "github.com/difftrace/difftrace/draw/graphviz" // draw in this process, not with the helper
+	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/fca/fcatest"
 )
 
 // oddEvenLattice returns the context and lattice of seeds/002 Fig. 3.3.
-func oddEvenLattice(t *testing.T) (*Context, *Lattice) {
+func oddEvenLattice(t *testing.T) (*fca.Context, *fca.Lattice) {
 	t.Helper()
-	ids, seqs := oddEven()
-	c, err := NewContext(Mode{}, ids, seqs, symName)
+	ids, seqs := fcatest.OddEven()
+	c, err := fca.NewContext(fca.Mode{}, ids, seqs, fcatest.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := BuildLattice(c, Limits{})
+	l, err := fca.BuildLattice(c, fca.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c, l
 }
 
-func render(t *testing.T, f draw.Format, c *Context, l *Lattice) []byte {
+func render(t *testing.T, f draw.Format, c *fca.Context, l *fca.Lattice) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteLattice(&b, f, c, l); err != nil {
+	if err := Write(&b, f, c, l); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -260,105 +264,34 @@ func TestLatticePNG(t *testing.T) {
 func TestLatticePictureErrors(t *testing.T) {
 	c, l := oddEvenLattice(t)
 	var b bytes.Buffer
-	if err := WriteLattice(&b, draw.Format("gif"), c, l); err == nil || !strings.Contains(err.Error(), "gif") {
+	if err := Write(&b, draw.Format("gif"), c, l); err == nil || !strings.Contains(err.Error(), "gif") {
 		t.Errorf("gif: %v", err)
 	}
-	ids, seqs := stencilRun(1024, true, 3)
-	c2, _ := NewContext(Mode{Freq: Actual}, ids, seqs, nil)
-	l2, err := BuildLattice(c2, Limits{})
+	ids, seqs := fcatest.StencilRun(1024, true, 3)
+	c2, _ := fca.NewContext(fca.Mode{Freq: fca.Actual}, ids, seqs, nil)
+	l2, err := fca.BuildLattice(c2, fca.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteLattice(&b, draw.SVG, c2, l2); err == nil || !strings.Contains(err.Error(), "concepts") {
+	if err := Write(&b, draw.SVG, c2, l2); err == nil || !strings.Contains(err.Error(), "concepts") {
 		t.Errorf("a %d-concept lattice: %v", l2.Len(), err)
 	}
-	if err := WriteLattice(&b, draw.SVG, c2, l); err == nil {
+	if err := Write(&b, draw.SVG, c2, l); err == nil {
 		t.Error("a lattice of another context was drawn")
 	}
 }
 
-// TestHeatmap draws JSM_normal, JSM_faulty and JSM_D side by side and checks
-// the cells' colours and the labels.
-func TestHeatmap(t *testing.T) {
-	ids, seqs := oddEven()
-	c, _ := NewContext(Mode{}, ids, seqs, symName)
-	normal, _, _ := Similarity(c, Limits{})
-	c, _ = NewContext(Mode{Freq: Actual}, ids, seqs, symName)
-	faulty, _, _ := Similarity(c, Limits{})
-	d := JSMPanel("JSM_D", normal)
-	diff := normal.Dense()
-	for a := range 4 {
-		for b := range 4 {
-			v := faulty.At(a, b) - normal.At(a, b)
-			diff.SetSym(a, b, max(v, -v))
-		}
-	}
-	d.M = diff
-	panels := []Panel{JSMPanel("JSM_normal", normal), JSMPanel("JSM_faulty", faulty), d}
-	cm := heatColors()
-	hex := func(v float64) color.NRGBA {
-		c, _ := cm.At(v)
-		return color.NRGBAModel.Convert(c).(color.NRGBA)
-	}
-
-	var b bytes.Buffer
-	if err := WriteHeatmap(&b, draw.PNG, "", panels...); err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b.Bytes()))
+// A context without traces has a one-concept lattice, drawn.
+func TestLatticeOfNothing(t *testing.T) {
+	c, err := fca.NewContext(fca.Mode{}, nil, nil, nil)
 	if err != nil {
-		t.Fatalf("PNG does not decode: %v", err)
-	}
-	colors := countColors(img)
-	// Cells of value 1 (normal: 8, faulty: 4), 2/3 (normal: 8, faulty: 12),
-	// 1/3 (JSM_D: 4) and 0 (JSM_D: 12), each tens of pixels wide.
-	for _, v := range []float64{1, 4.0 / 6, 2.0 / 6, 0} {
-		if colors[hex(v)] < 4*30*30 {
-			t.Errorf("%d pixels of the colour of %.2f", colors[hex(v)], v)
-		}
-	}
-	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w < 3*h {
-		t.Errorf("three panels side by side in %d×%d", w, h)
-	}
-
-	b.Reset()
-	if err := WriteHeatmap(&b, draw.SVG, "", panels...); err != nil {
 		t.Fatal(err)
 	}
-	_, texts := svgText(t, b.Bytes())
-	for _, want := range []string{"JSM_normal", "JSM_faulty", "JSM_D", "0", "3", "1.00", "0.67", "0.33", "Jaccard similarity", "0.0", "1.0"} {
-		if !slices.Contains(texts, want) {
-			t.Errorf("SVG text lacks %q", want)
-		}
-	}
-	var again bytes.Buffer
-	WriteHeatmap(&again, draw.SVG, "", panels...)
-	if !bytes.Equal(b.Bytes(), again.Bytes()) {
-		t.Error("SVG output differs between two renderings")
-	}
-
-	// A large matrix is drawn as an image, thinned labels.
-	ids2, seqs2 := stencilRun(500, true, 1)
-	c2, _ := NewContext(Mode{Freq: Log10}, ids2, seqs2, nil)
-	big, _, _ := Similarity(c2, Limits{})
-	b.Reset()
-	if err := WriteHeatmap(&b, draw.SVG, "", JSMPanel("big", big)); err != nil {
+	l, err := fca.BuildLattice(c, fca.Limits{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, texts = svgText(t, b.Bytes())
-	if !slices.Contains(texts, "0.0") || !slices.Contains(texts, "11.0") || slices.Contains(texts, "1.0") && slices.Contains(texts, "2.0") {
-		t.Errorf("labels of a 500-trace matrix: want every 11th, got %d texts", len(texts))
-	}
-	if !bytes.Contains(b.Bytes(), []byte("<image")) {
-		t.Error("a 500-trace matrix is not drawn as an image")
-	}
-
-	for _, bad := range [][]Panel{nil, {{Title: "x", M: diff.SliceSym(0, 3), Labels: []string{"a"}}}} {
-		if err := WriteHeatmap(io.Discard, draw.PNG, "", bad...); err == nil {
-			t.Errorf("bad panels %v accepted", bad)
-		}
-	}
-	if err := WriteHeatmap(io.Discard, draw.DOT, "", panels...); err == nil {
-		t.Error("a heatmap as DOT was accepted")
+	if err := Write(io.Discard, draw.PNG, c, l); err != nil {
+		t.Errorf("lattice of nothing: %v", err)
 	}
 }

@@ -1,4 +1,8 @@
-package fca
+// Package heatmap draws similarity matrices (fca's Jaccard similarity
+// matrices, and their differences) as heatmaps like seeds/002 Fig. 3.4,
+// with gonum/plot: panels side by side sharing one colour scale, as PNG or
+// SVG.
+package heatmap
 
 import (
 	"fmt"
@@ -8,7 +12,6 @@ import (
 	"math"
 	"strconv"
 
-	picture "github.com/difftrace/difftrace/draw"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -20,25 +23,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	picture "github.com/difftrace/difftrace/draw"
+	"github.com/difftrace/difftrace/fca"
 )
-
-// Panel is one matrix of a heatmap figure: a square matrix of values in
-// [0, 1] (a JSM, or a difference of JSMs), with a title and one label per
-// row and column (trace IDs).
-type Panel struct {
-	Title  string
-	Labels []string
-	M      mat.Matrix
-}
-
-// JSMPanel returns a panel of j labelled with its trace IDs.
-func JSMPanel(title string, j *JSM) Panel {
-	labels := make([]string, len(j.ids))
-	for i, id := range j.ids {
-		labels[i] = id.String()
-	}
-	return Panel{Title: title, Labels: labels, M: j}
-}
 
 // Heatmap layout, in points.
 const (
@@ -53,12 +41,12 @@ const (
 	hmTitleFont = 12.0 // panel titles
 )
 
-// WriteHeatmap draws the panels side by side, sharing one colour scale from
+// Write draws the panels side by side, sharing one colour scale from
 // 0 to 1 shown as a legend on the right, like seeds/002 Fig. 3.4 (with two
 // runs: JSM_normal, JSM_faulty and JSM_D). Row 0 is at the top; small
 // matrices show their values in the cells. legend names the scale ("" means
 // "Jaccard similarity"). Format is PNG or SVG.
-func WriteHeatmap(w io.Writer, f picture.Format, legend string, panels ...Panel) error {
+func Write(w io.Writer, f picture.Format, legend string, panels ...fca.Panel) error {
 	if legend == "" {
 		legend = "Jaccard similarity"
 	}
@@ -161,7 +149,7 @@ func heatColors() palette.ColorMap {
 	}
 	cm, err := moreland.NewLuminance(controls)
 	if err != nil {
-		panic("fca: colour scale: " + err.Error())
+		panic("heatmap: colour scale: " + err.Error())
 	}
 	cm.SetMin(0)
 	cm.SetMax(1)
@@ -181,7 +169,7 @@ func unitTicks() []plot.Tick {
 	return ts
 }
 
-func panelLabels(p Panel) []string {
+func panelLabels(p fca.Panel) []string {
 	if p.Labels != nil {
 		return p.Labels
 	}
@@ -203,7 +191,7 @@ func styleAxis(a *plot.Axis, f font.Font) {
 
 // panelPlot builds the plot of one matrix: cell (r, c) is centred at
 // x = c, y = n-1-r so that row 0 is at the top.
-func panelPlot(p Panel, cm palette.ColorMap, f font.Font, upright bool) *plot.Plot {
+func panelPlot(p fca.Panel, cm palette.ColorMap, f font.Font, upright bool) *plot.Plot {
 	n, _ := p.M.Dims()
 	labels := panelLabels(p)
 	pl := plot.New()
