@@ -1,6 +1,7 @@
 package diffnlr
 
 import (
+	"github.com/difftrace/difftrace/diffnlr/diffnlrtest"
 	"slices"
 	"strings"
 	"testing"
@@ -8,25 +9,8 @@ import (
 	"github.com/difftrace/difftrace/nlr"
 )
 
-// manyChanges builds two traces with five one-element changes (L9^i in the
-// normal run, L8^i in the faulty one) between six common runs of ten
-// elements (Lk^1 … Lk^10 for run k).
-func manyChanges() (normal, faulty nlr.Sequence) {
-	for k := range int32(6) {
-		if k > 0 {
-			normal = append(normal, loop(9, k))
-			faulty = append(faulty, loop(8, k))
-		}
-		for j := range int32(10) {
-			normal = append(normal, loop(k, j+1))
-			faulty = append(faulty, loop(k, j+1))
-		}
-	}
-	return normal, faulty
-}
-
 func TestAbridgeChanges(t *testing.T) {
-	normal, faulty := manyChanges()
+	normal, faulty := diffnlrtest.ManyChanges()
 	blocks := mustDiff(t, normal, faulty)
 	for _, c := range []struct {
 		name    string
@@ -81,7 +65,7 @@ func TestAbridgeChanges(t *testing.T) {
 // The faulty run's end stays visible and marked when the changes before it
 // are hidden.
 func TestAbridgeKeepsEndMark(t *testing.T) {
-	normal, faulty := manyChanges()
+	normal, faulty := diffnlrtest.ManyChanges()
 	normal = append(normal, sym("MPI_Finalize"))
 	p := &Picture{Blocks: mustDiff(t, normal, faulty), Label: testLabel, Abridge: Abridge{Changes: 2, Context: 1}, Ended: "hung"}
 	want := `--- normal

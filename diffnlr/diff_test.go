@@ -133,45 +133,6 @@ func equalSeq(a, b nlr.Sequence) bool {
 	return true
 }
 
-// randomSeq draws n elements from a small alphabet of symbols and loops, so
-// that sequences share a lot and differ a lot.
-func randomSeq(r *rand.Rand, n, alphabet int) nlr.Sequence {
-	s := make(nlr.Sequence, n)
-	for i := range s {
-		k := r.IntN(alphabet)
-		if k%3 == 0 {
-			s[i] = nlr.Element{Loop: int32(k % 4), Count: int32(1 + k%5)}
-		} else {
-			s[i] = nlr.Element{Loop: nlr.NoLoop, Sym: trace.Symbol(k)}
-		}
-	}
-	return s
-}
-
-// mutate copies s with random deletions, insertions and substitutions.
-func mutate(r *rand.Rand, s nlr.Sequence, edits, alphabet int) nlr.Sequence {
-	out := append(nlr.Sequence(nil), s...)
-	for range edits {
-		pos := 0
-		if len(out) > 0 {
-			pos = r.IntN(len(out))
-		}
-		switch r.IntN(3) {
-		case 0:
-			if len(out) > 0 {
-				out = append(out[:pos], out[pos+1:]...)
-			}
-		case 1:
-			out = append(out[:pos], append(randomSeq(r, 1+r.IntN(3), alphabet), out[pos:]...)...)
-		case 2:
-			if len(out) > 0 {
-				out[pos] = randomSeq(r, 1, alphabet)[0]
-			}
-		}
-	}
-	return out
-}
-
 // The diff is a correct edit script and a minimal one: it keeps as many
 // common elements as a longest common subsequence has.
 func TestDiffMinimal(t *testing.T) {

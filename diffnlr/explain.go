@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/difftrace/difftrace/internal/plural"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -961,7 +962,7 @@ func (e Explanation) Text(name func(trace.Symbol) string) string {
 		}
 		out := name(s[0])
 		if n := len(s) - 1 + more; n > 0 {
-			out += fmt.Sprintf(" and %s more %s", thousands(n), plural(n, "call", "calls"))
+			out += fmt.Sprintf(" and %s more %s", thousands(n), plural.Word(n, "call", "calls"))
 		}
 		return out
 	}
@@ -970,11 +971,11 @@ func (e Explanation) Text(name func(trace.Symbol) string) string {
 		if inside <= 0 {
 			return ""
 		}
-		them := plural(len(s)+more, "it makes", "they make")
+		them := plural.Word(len(s)+more, "it makes", "they make")
 		if inside == 1 {
 			return " (with the call " + them + ")"
 		}
-		out := fmt.Sprintf(" (with the %s %s %s", thousands(inside), plural(inside, "call", "calls"), them)
+		out := fmt.Sprintf(" (with the %s %s %s", thousands(inside), plural.Word(inside, "call", "calls"), them)
 		if e.Filter != "" && e.Filter != "all" {
 			out += fmt.Sprintf(", %s of them under %s", thousands(kept), e.Filter)
 		}
@@ -1003,7 +1004,7 @@ func (e Explanation) Text(name func(trace.Symbol) string) string {
 	case Added:
 		what = calls(e.Faulty, e.FaultyMore) + " added" + nth() + with(e.Faulty, e.FaultyMore, e.FaultyCalls, e.FaultyKept)
 		if e.Cut {
-			what += ", and the faulty trace ends inside " + plural(len(e.Faulty)+e.FaultyMore, "it", "the last of them")
+			what += ", and the faulty trace ends inside " + plural.Word(len(e.Faulty)+e.FaultyMore, "it", "the last of them")
 			if len(e.Normal) > 0 {
 				what += ", where the normal run goes on with " + calls(e.Normal, e.NormalMore)
 			}
@@ -1040,7 +1041,7 @@ func (e Explanation) Text(name func(trace.Symbol) string) string {
 func loopName(l LoopPlace, name func(trace.Symbol) string) string {
 	s := "the loop over " + name(l.Body)
 	if l.Period > 1 {
-		s += fmt.Sprintf(" and %s more %s", thousands(l.Period-1), plural(l.Period-1, "call", "calls"))
+		s += fmt.Sprintf(" and %s more %s", thousands(l.Period-1), plural.Word(l.Period-1, "call", "calls"))
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/difftrace/difftrace/internal/plural"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -219,7 +220,7 @@ func (f First) Text(name func(trace.Symbol) string, stack []string) string {
 	if w == "" {
 		// No loop to count iterations in: how far into the trace.
 		n := int(min(f.Common, math.MaxInt32))
-		w = fmt.Sprintf("after %s %s", thousands(n), plural(n, "call", "calls"))
+		w = fmt.Sprintf("after %s %s", thousands(n), plural.Word(n, "call", "calls"))
 		if f.Common == 0 {
 			w = "at the start"
 		}
@@ -230,7 +231,7 @@ func (f First) Text(name func(trace.Symbol) string, stack []string) string {
 	calls := func(s []trace.Symbol, more int) string {
 		out := name(s[0])
 		if n := len(s) - 1 + more; n > 0 {
-			out += fmt.Sprintf(" and %s more %s", thousands(n), plural(n, "call", "calls"))
+			out += fmt.Sprintf(" and %s more %s", thousands(n), plural.Word(n, "call", "calls"))
 		}
 		return out
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difftrace/difftrace/internal/plural"
 	"github.com/difftrace/difftrace/nlr"
 )
 
@@ -238,25 +239,25 @@ func skipText(s *skipped) string {
 		return "… " + usualText(s) + " …"
 	}
 	return fmt.Sprintf("… %s more %s (%s common, %s normal-only, %s faulty-only elements) …",
-		thousands(s.changes), plural(s.changes, "change", "changes"),
+		thousands(s.changes), plural.Word(s.changes, "change", "changes"),
 		thousands(s.common), thousands(s.normal), thousands(s.faulty))
 }
 
 // sameText describes a run of repeats of the change shown before it.
 func sameText(s *skipped) string {
-	times := plural(s.changes, "once more", thousands(s.changes)+" more times")
+	times := plural.Word(s.changes, "once more", thousands(s.changes)+" more times")
 	if s.every > 0 {
 		return fmt.Sprintf("the same change %s, each after the same %s common %s",
-			times, thousands(s.every), plural(s.every, "element", "elements"))
+			times, thousands(s.every), plural.Word(s.every, "element", "elements"))
 	}
 	return fmt.Sprintf("the same change %s, %s common %s among them",
-		times, thousands(s.common), plural(s.common, "element", "elements"))
+		times, thousands(s.common), plural.Word(s.common, "element", "elements"))
 }
 
 // usualText describes a change like those between normal runs.
 func usualText(s *skipped) string {
 	return fmt.Sprintf("a change as between normal runs: %s normal-only, %s faulty-only %s, no call pair the normal runs do not make",
-		thousands(s.normal), thousands(s.faulty), plural(s.faulty, "element", "elements"))
+		thousands(s.normal), thousands(s.faulty), plural.Word(s.faulty, "element", "elements"))
 }
 
 // skipLines is skipText on two lines, for a box in the picture.
@@ -265,10 +266,10 @@ func skipLines(s *skipped) string {
 		return "… " + sameText(s) + " …"
 	}
 	if s.usual {
-		return "… a change as between normal runs …\n" + thousands(s.normal) + " normal-only, " + thousands(s.faulty) + " faulty-only " + plural(s.faulty, "element", "elements")
+		return "… a change as between normal runs …\n" + thousands(s.normal) + " normal-only, " + thousands(s.faulty) + " faulty-only " + plural.Word(s.faulty, "element", "elements")
 	}
 	return fmt.Sprintf("… %s more %s …\n%s common, %s normal-only, %s faulty-only elements",
-		thousands(s.changes), plural(s.changes, "change", "changes"),
+		thousands(s.changes), plural.Word(s.changes, "change", "changes"),
 		thousands(s.common), thousands(s.normal), thousands(s.faulty))
 }
 
@@ -320,13 +321,6 @@ func thousands(n int) string {
 		out = append(out, s[i])
 	}
 	return string(out)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Shown returns the elements the abridged picture shows, in order, those

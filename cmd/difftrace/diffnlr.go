@@ -12,6 +12,7 @@ import (
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/draw"
+	"github.com/difftrace/difftrace/draw/diffgraph"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/nlr"
@@ -207,7 +208,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 		if formats[i] == jsonFormat {
 			return report.Write(out, doc, report.Options{Format: report.JSON})
 		}
-		if err := d.Picture.Render(out, formats[i]); err != nil {
+		if err := diffgraph.Render(out, d.Picture, formats[i]); err != nil {
 			return fmt.Errorf("-o %s: %v", f.outputs[i], strings.TrimPrefix(err.Error(), "diffnlr: "))
 		}
 		return nil

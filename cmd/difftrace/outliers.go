@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/draw/diffgraph"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/outlier"
@@ -96,7 +97,7 @@ func (f *diffNLRFlags) runAgainst(cmd *cobra.Command, id trace.ID) error {
 		if formats[i] == jsonFormat {
 			return report.Write(out, doc, report.Options{Format: report.JSON})
 		}
-		if err := d.Picture.Render(out, formats[i]); err != nil {
+		if err := diffgraph.Render(out, d.Picture, formats[i]); err != nil {
 			return fmt.Errorf("-o %s: %v", f.outputs[i], strings.TrimPrefix(err.Error(), "diffnlr: "))
 		}
 		return nil

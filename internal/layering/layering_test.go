@@ -79,6 +79,11 @@ func TestImportRuleCatches(t *testing.T) {
 		{ImportPath: "capture/tool", Name: "main"},
 		{ImportPath: "hang", Name: "hang", Imports: []string{"cmd/difftrace"}},
 		{ImportPath: "report", Name: "report", Imports: []string{"internal/exporttest"}},
+		{ImportPath: "diffnlr", Name: "diffnlr", Imports: []string{"draw/dot"}},
+		{ImportPath: "fca", Name: "fca", Imports: []string{"gonum.org/v1/plot/vg"}},
+		{ImportPath: "hang", Name: "hang", Imports: []string{"draw"}},
+		{ImportPath: "nlr", Name: "nlr", Imports: []string{"github.com/goccy/go-graphviz"}},
+		{ImportPath: "draw/hasse", Name: "hasse", Imports: []string{"fca/fcatest"}},
 	}
 	if got := violations(bad); len(got) != len(bad) {
 		t.Errorf("%d violations of %d planted:\n%s", len(got), len(bad), strings.Join(got, "\n"))
@@ -90,9 +95,8 @@ func violations(ps []pkg) []string {
 	// May import no other package of the project but trace (internal
 	// helpers aside).
 	leaves := []string{"trace", "uftrace", "cluster", "rundir", "parlot", "filters", "nlr"}
-	// The analysis: it draws nothing. fca, diffnlr and hang still draw
-	// (issue 27, part 2, moves their pictures out).
-	analysis := []string{"trace", "uftrace", "cluster", "rundir", "parlot", "filters", "nlr", "decode", "summary", "compare", "rank", "outlier", "capture"}
+	// The analysis: it draws nothing (the pictures are drawn under draw/).
+	analysis := []string{"trace", "uftrace", "cluster", "rundir", "parlot", "filters", "nlr", "fca", "diffnlr", "decode", "summary", "compare", "rank", "hang", "outlier", "capture"}
 	// Forbidden imports, by package: who sits above whom.
 	forbidden := map[string][]string{
 		"decode":  {"compare", "rank", "hang", "nlr", "fca", "cluster", "diffnlr", "report", "outlier", "session", "summary"},
@@ -117,7 +121,7 @@ func violations(ps []pkg) []string {
 			switch {
 			case !under(path, "cmd") && under(imp, "cmd"):
 				out = append(out, path+" imports "+imp+": nothing imports a command")
-			case (under(imp, "internal/exporttest") || strings.HasSuffix(imp, "/parlottest") || strings.HasSuffix(imp, "/chrometest")) && !strings.HasSuffix(path, "test"):
+			case testSupport(imp) && !testSupport(path):
 				out = append(out, path+" imports "+imp+", which is for tests")
 			case slices.Contains(analysis, path) && drawing(imp):
 				out = append(out, path+" imports "+imp+": the analysis draws nothing")
@@ -132,6 +136,13 @@ func violations(ps []pkg) []string {
 		}
 	}
 	return out
+}
+
+// testSupport reports whether a package of the project is there for tests
+// only: its name ends in "test" (internal/exporttest, parlot/parlottest,
+// export/chrome/chrometest, fca/fcatest, diffnlr/diffnlrtest).
+func testSupport(path string) bool {
+	return (isProject(path) || under(path, "internal")) && strings.HasSuffix(path, "test")
 }
 
 // projectTop are the module's top-level packages, for isProject.

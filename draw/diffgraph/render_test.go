@@ -1,8 +1,10 @@
-package diffnlr
+package diffgraph
 
 import (
 	"bytes"
 	"encoding/xml"
+	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/diffnlr/diffnlrtest"
 	"github.com/difftrace/difftrace/draw"
 	"image/color"
 	"image/png"
@@ -15,7 +17,7 @@ import (
 )
 
 func swapPicture(t testing.TB) *Picture {
-	blocks, err := Diff(oddevenNormal, swapFaulty)
+	blocks, err := diffnlr.Diff(oddevenNormal, swapFaulty)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func swapPicture(t testing.TB) *Picture {
 func render(t *testing.T, p *Picture, f draw.Format) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := p.Render(&b, f); err != nil {
+	if err := Render(&b, p, f); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -175,7 +177,7 @@ func TestRenderDeterministic(t *testing.T) {
 // A long diff is too tall for 144 dpi: the PNG gets fewer dots per inch and
 // stays within maxPixels.
 func TestRenderPNGTall(t *testing.T) {
-	normal, faulty := manyChanges()
+	normal, faulty := diffnlrtest.ManyChanges()
 	for range 3 {
 		normal = append(normal, normal...)
 		faulty = append(faulty, faulty...)
@@ -194,7 +196,7 @@ func TestRenderPNGTall(t *testing.T) {
 
 // TestRenderUnknownFormat: a format Render does not draw is an error.
 func TestRenderUnknownFormat(t *testing.T) {
-	if err := swapPicture(t).Render(io.Discard, draw.Format("pdf")); err == nil {
+	if err := Render(io.Discard, swapPicture(t), draw.Format("pdf")); err == nil {
 		t.Error("Render accepted format pdf")
 	}
 }
@@ -221,7 +223,7 @@ func TestRenderConcurrent(t *testing.T) {
 		p := swapPicture(t) // here: t.Fatal must not run on another goroutine
 		go func() {
 			var b bytes.Buffer
-			errs <- p.Render(&b, draw.SVG)
+			errs <- Render(&b, p, draw.SVG)
 			outs <- b.Bytes()
 		}()
 	}

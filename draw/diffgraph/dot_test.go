@@ -1,4 +1,4 @@
-package diffnlr
+package diffgraph
 
 import (
 	"bytes"
@@ -83,7 +83,7 @@ func parseDOTLocked(t *testing.T, src []byte) parsedDOT {
 func dotOf(t *testing.T, p *Picture) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := p.Render(&b, draw.DOT); err != nil {
+	if err := Render(&b, p, draw.DOT); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
