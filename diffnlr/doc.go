@@ -1,6 +1,6 @@
 // Package diffnlr shows how one trace changed between a normal and a faulty
-// run: it diffs the two NLR sequences of the trace and draws the result, the
-// diffNLR of seeds/002 §3.2.7.1 (Figs 3.5–3.6; the ILCS pictures of Fig. 3.7,
+// run: it diffs the two NLR sequences of the trace and lays the result out
+// for display, the diffNLR of seeds/002 §3.2.7.1 (Figs 3.5–3.6; the ILCS pictures of Fig. 3.7,
 // §3.4.2–3.4.4).
 //
 // Diff aligns the sequences with a token-level Myers diff (go-diff), one
@@ -8,20 +8,14 @@
 // not a change of characters. The result is a list of Blocks: runs common to
 // both runs, runs only in the normal run, runs only in the faulty run.
 //
-// Picture.Render draws the blocks with Graphviz (go-graphviz, compiled to
-// WebAssembly, so nothing needs installing; see package draw, which runs it
-// in a helper process unless draw/graphviz is linked): a vertical stem of green boxes
-// for the common runs, blue boxes for what only the normal run did on the
-// left, red boxes for what only the faulty run did on the right, both
-// rejoining the stem at the next common element, a title, and a legend with
-// the colour key and the loop bodies. When the two traces end differently the
-// last event recorded in the faulty run is marked, so a run that hung shows a
-// stem that stops where the faulty process stopped while the normal side goes
-// on to MPI_Finalize. Picture.WriteText prints the same diff as text,
-// "  " common, "- " normal only, "+ " faulty only, like a unified diff. A picture of several traces, such as
-// the threads of a process, holds one Section per trace, each under a heading.
+// A Picture is a diff ready to show: Picture.WriteText prints it as text,
+// "  " common, "- " normal only, "+ " faulty only, like a unified diff, and
+// when the faulty trace was cut short its last event is marked. A picture
+// of several traces, such as the threads of a process, holds one Section
+// per trace, each under a heading. diffnlr draws nothing itself:
+// draw/diffgraph draws Picture.View with Graphviz (Figs 3.5–3.7).
 //
-// Real traces give long diffs, so both views abridge them the same way (see
+// Real traces give long diffs, so the text and the picture abridge them the same way (see
 // Abridge): long common runs keep a few elements at each end around a
 // "… N more common …" line, long changed runs likewise, and when there are
 // very many changes only the first and last ones are shown.
