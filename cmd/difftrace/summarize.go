@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,8 +14,8 @@ import (
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/internal/progress"
-	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/summary"
 )
@@ -46,7 +45,7 @@ func newSummarizeCmd() *cobra.Command {
 			}
 			index, of, err := record.LaunchFromEnv(os.Getenv)
 			if err != nil {
-				return fmt.Errorf("%v; start summarize under mpirun or srun, or alone", err)
+				return fmt.Errorf("%w; start summarize under mpirun or srun, or alone", err)
 			}
 			fs, err := f.grid()
 			if err != nil {
@@ -100,27 +99,8 @@ func newSummarizeCmd() *cobra.Command {
 
 // grid returns the filters to summarise.
 func (f *summarizeFlags) grid() ([]*filters.Filter, error) {
-	for _, k := range f.ks {
-		if k < 1 || k > nlr.MaxK {
-			return nil, fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", k, nlr.MaxK)
-		}
-	}
-	if len(f.filters) == 0 {
-		fs, err := rank.SummaryGrid(f.custom, []*filters.Filter{filters.MustParse(hang.DefaultFilter)})
-		if err != nil {
-			return nil, fmt.Errorf("--custom: %v", err)
-		}
-		return fs, nil
-	}
-	var fs []*filters.Filter
-	for _, spec := range f.filters {
-		flt, err := filters.Parse(rank.WithCustom(strings.TrimSpace(spec), f.custom))
-		if err != nil {
-			return nil, fmt.Errorf("--filters: %v", err)
-		}
-		fs = append(fs, flt)
-	}
-	return fs, nil
+	fs, err := rank.SummaryFilters(f.filters, f.custom, f.ks, []*filters.Filter{filters.MustParse(hang.DefaultFilter)})
+	return fs, param.Flags(err, gridFlags)
 }
 
 // localSizeVars name, per launcher, how many of its processes run on this
