@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/summary"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -299,4 +301,43 @@ func idList(ids []trace.ID) string {
 		s += id.String()
 	}
 	return s
+}
+
+// Select returns the traces of the comparison a selection names: "" for
+// all, or a comma-separated list of "P.T" and "P" (every thread of P that
+// exists in any run), without repeats, in ID order. Its errors are
+// param.Errors of the parameter "trace".
+func (c *Comparison) Select(sel string) ([]trace.ID, error) {
+	if strings.TrimSpace(sel) == "" {
+		return c.IDs, nil
+	}
+	want := map[trace.ID]bool{}
+	for _, s := range strings.Split(sel, ",") {
+		id, err := trace.ParseID(strings.TrimSpace(s))
+		if err != nil {
+			return nil, param.Errorf("trace", strconv.Quote(sel), "%w", err)
+		}
+		found := false
+		for _, t := range c.IDs {
+			if t == id || (id.IsProcess() && t.Proc == id.Proc) {
+				want[t] = true
+				found = true
+			}
+		}
+		if !found {
+			var dirs []string
+			for _, r := range c.Runs {
+				dirs = append(dirs, r.Dir)
+			}
+			return nil, param.Errorf("trace", id.String(), "no such trace in %s; the traces are %s … %s (see difftrace info)",
+				strings.Join(dirs, " or "), c.IDs[0], c.IDs[len(c.IDs)-1])
+		}
+	}
+	var out []trace.ID
+	for _, t := range c.IDs {
+		if want[t] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }

@@ -135,3 +135,31 @@ func SummaryGrid(custom string, extra []*filters.Filter) ([]*filters.Filter, err
 	}
 	return fs, nil
 }
+
+// SummaryFilters returns the filters a summary is made for: those specs
+// name, each with custom added (WithCustom), or, when specs is empty,
+// SummaryGrid's. Each K of ks is checked (CheckK). Its errors are
+// param.Errors of "K", "custom" and "filters".
+func SummaryFilters(specs []string, custom string, ks []int, extra []*filters.Filter) ([]*filters.Filter, error) {
+	for _, k := range ks {
+		if err := CheckK(k); err != nil {
+			return nil, err
+		}
+	}
+	if len(specs) == 0 {
+		fs, err := SummaryGrid(custom, extra)
+		if err != nil {
+			return nil, param.Wrap("custom", err)
+		}
+		return fs, nil
+	}
+	var fs []*filters.Filter
+	for _, spec := range specs {
+		f, err := filters.Parse(WithCustom(strings.TrimSpace(spec), custom))
+		if err != nil {
+			return nil, param.Wrap("filters", err)
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}

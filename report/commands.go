@@ -162,11 +162,23 @@ func (v *Invocation) Commands(rpt *Report, rk *rank.Ranking, hung bool) []Comman
 	if v.Diffs != DefaultDiffs {
 		page = append(page, "--diffs", strconv.Itoa(v.Diffs))
 	}
-	name := "report.html"
+	return append(out, Command{What: "this page", Line: shellLine(append(page, "-o", v.pageName())...)})
+}
+
+// pageName is the name of the page's file in its own command.
+func (v *Invocation) pageName() string {
 	if v.Out != "" && v.Out != "-" {
-		name = filepath.Base(v.Out)
+		return filepath.Base(v.Out)
 	}
-	return append(out, Command{What: "this page", Line: shellLine(append(page, "-o", name)...)})
+	return "report.html"
+}
+
+// OutlierCommands are the commands of the one-run page (NewOutlierPage),
+// the run being v.Normal: the analysis as text, and the page.
+func (v *Invocation) OutlierCommands() OutlierCommands {
+	rank := append(append([]string{"difftrace", "rank", v.Normal}, v.gridFlags()...), v.readFlags(false)...)
+	page := append(append([]string{"difftrace", "report", v.Normal}, v.gridFlags()...), v.readFlags(false)...)
+	return OutlierCommands{Rank: shellLine(rank...), Page: shellLine(append(page, "-o", v.pageName())...)}
 }
 
 // shellLine joins words into a command line a POSIX shell reads back as

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/difftrace/difftrace/draw"
 )
 
 // Format is an output format of Write.
@@ -80,6 +83,13 @@ func Write(w io.Writer, d Document, o Options) error {
 		if g, ok = d.(htmler); ok {
 			err = g.writeHTML(w, o)
 		}
+	case SVG, PNG, DOT:
+		var g picturer
+		if g, ok = d.(picturer); ok && slices.Contains(g.pictures(), f) {
+			err = g.writePicture(w, draw.Format(f))
+		} else {
+			ok = false
+		}
 	case JSON:
 		ok = true
 		if g, custom := d.(jsoner); custom {
@@ -108,6 +118,9 @@ func formats(d Document) []Format {
 	}
 	if _, ok := d.(htmler); ok {
 		out = append(out, HTML)
+	}
+	if g, ok := d.(picturer); ok {
+		out = append(out, g.pictures()...)
 	}
 	return out
 }

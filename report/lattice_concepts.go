@@ -28,8 +28,10 @@ type Concepts struct {
 	// Concepts are the lattice's concepts by ascending intent size (the
 	// top first), then by number.
 	Concepts []ConceptEntry `json:"concepts"`
-	// Context is the formal context, written as a cross table.
+	// Context is the formal context, written as a cross table; Lattice
+	// its lattice, drawn as a Hasse diagram.
 	Context *fca.Context `json:"-"`
+	Lattice *fca.Lattice `json:"-"`
 }
 
 // ConceptEntry is one concept: the traces that have every attribute of it
@@ -46,7 +48,7 @@ type ConceptEntry struct {
 // under filter, K k, attribute mode m at level l.
 func NewConcepts(ctx *fca.Context, lat *fca.Lattice, filter string, k int, m fca.Mode, l compare.Level) *Concepts {
 	d := &Concepts{Filter: filter, K: k, Attrs: m.String(), Level: l.String(),
-		Objects: ctx.Len(), Attributes: ctx.NumAttrs(), Classes: ctx.NumClasses(), Context: ctx}
+		Objects: ctx.Len(), Attributes: ctx.NumAttrs(), Classes: ctx.NumClasses(), Context: ctx, Lattice: lat}
 	order := make([]int, lat.Len())
 	for i := range order {
 		order[i] = i

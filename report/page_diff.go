@@ -47,10 +47,20 @@ func pageViewWhy(v *rank.View) string {
 // notes, each line of the diff (a loop's with its body) and the loops.
 func pageDiff(n *compare.NLR, id trace.ID, source string) (Diff, error) {
 	d := Diff{Trace: id.String(), Header: fmt.Sprintf("diffNLR(%s): filter %s, K %d (%s)", id, n.Filter.Name(), n.K, source)}
-	dn, err := n.Comparison().DiffNLR(n, id, diffnlr.Abridge{Context: 3, Changed: 4, Changes: 20}) // diffnlr's defaults
+	dn, err := n.Comparison().DiffNLR(n, id, diffAbridge)
 	if err != nil {
 		return d, err
 	}
+	return diffValues(n, dn, d)
+}
+
+// diffAbridge is diffnlr's default abridging.
+var diffAbridge = diffnlr.Abridge{Context: 3, Changed: 4, Changes: 20}
+
+// diffValues fills d with the diffNLR dn, made under n: its notes, first
+// differences, lines and loops.
+func diffValues(n *compare.NLR, dn *compare.DiffNLR, d Diff) (Diff, error) {
+	id := dn.ID
 	for _, ch := range n.RunWide {
 		d.Notes = append(d.Notes, "run-wide, left out (every process of the faulty run shows it): "+diffEllipsis(trace.Printable(ch.Format(n.Table, n.Names())), 100))
 	}
@@ -66,7 +76,7 @@ func pageDiff(n *compare.NLR, id trace.ID, source string) (Diff, error) {
 	}
 	lines := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n")
 	// The notes (first differences) come before the diff's header lines.
-	head := slices.Index(lines, "--- normal")
+	head := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "--- ") })
 	if head < 0 || head+1 >= len(lines) {
 		return d, fmt.Errorf("diffNLR(%s): unexpected text", id)
 	}

@@ -50,19 +50,19 @@ func (f *analysisFlags) parse() (*filters.Filter, fca.Mode, compare.Level, error
 	var level compare.Level
 	flt, err := filters.Parse(f.filter)
 	if err != nil {
-		return nil, mode, level, fmt.Errorf("--filter: %v", err)
+		return nil, mode, level, fmt.Errorf("--filter: %w", err)
 	}
 	if err := rank.CheckK(f.k); err != nil {
 		return nil, mode, level, param.Flags(err, gridFlags)
 	}
 	if f.attrs != "" {
 		if mode, err = fca.ParseMode(f.attrs); err != nil {
-			return nil, mode, level, fmt.Errorf("--attrs: %v", err)
+			return nil, mode, level, fmt.Errorf("--attrs: %w", err)
 		}
 	}
 	if f.level != "" {
 		if level, err = compare.ParseLevel(f.level); err != nil {
-			return nil, mode, level, fmt.Errorf("--level: %v", err)
+			return nil, mode, level, fmt.Errorf("--level: %w", err)
 		}
 	}
 	return flt, mode, level, nil

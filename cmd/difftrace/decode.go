@@ -9,7 +9,6 @@ import (
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/outfile"
-	"github.com/difftrace/difftrace/parlot"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -56,7 +55,7 @@ func newDecodeCmd() *cobra.Command {
 				if f.format != "u16" || f.traces != "" || f.stackAt >= 0 {
 					return fmt.Errorf("--raw decodes a file without its function table: only --format u16 applies (give the run directory for names, --trace and --stack-at)")
 				}
-				return decodeRaw(cmd, &f)
+				return writeU16(cmd, &f, f.raw, func(w io.Writer) error { return decode.WriteU16(w, f.raw, f.maxEvents) })
 			}
 			return decodeRun(cmd, &f, args[0])
 		},
@@ -72,19 +71,8 @@ func newDecodeCmd() *cobra.Command {
 	return cmd
 }
 
-// decodeRaw writes the values of one trace file as little-endian uint16.
-func decodeRaw(cmd *cobra.Command, f *decodeFlags) error {
-	in, _, err := decode.OpenInput(f.raw)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	return writeU16(cmd, f, in, f.raw, 0, "")
-}
-
-// writeU16 decodes src to the output as raw values. info and funcs, when
-// set, make the reader check IDs against the function table.
-func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, funcs int, info string) error {
+// writeU16 writes raw values to the output: write fills it.
+func writeU16(cmd *cobra.Command, f *decodeFlags, name string, write func(io.Writer) error) error {
 	if f.out == "" && outfile.IsTerminal(cmd.OutOrStdout()) {
 		return fmt.Errorf("refusing to write binary values to a terminal; redirect standard output to a file or use -o FILE")
 	}
@@ -93,25 +81,10 @@ func writeU16(cmd *cobra.Command, f *decodeFlags, src io.Reader, name string, fu
 		return err
 	}
 	defer out.Abort()
-	r := parlot.NewReader(src, name, f.maxEvents)
-	if info != "" {
-		r.CheckIDs(funcs, info)
-	}
-	if err := parlot.WriteU16(namedErrors{out}, r); err != nil {
+	if err := write(out.Named()); err != nil {
 		return err
 	}
 	return out.Commit()
-}
-
-// namedErrors names the output in the errors writing to it.
-type namedErrors struct{ out *outfile.File }
-
-func (o namedErrors) Write(b []byte) (int, error) {
-	n, err := o.out.Write(b)
-	if err != nil {
-		err = fmt.Errorf("writing %s: %v", o.out.Name(), err)
-	}
-	return n, err
 }
 
 func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
@@ -148,12 +121,7 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 			return fmt.Errorf("--format u16 writes a ParLOT trace's raw values, and %s is a uftrace recording; convert it first (difftrace convert %s -o RUN) or choose --format flat", dir, dir)
 		}
 		t, _ := run.Trace(id)
-		in, _, err := decode.OpenInput(t.Path)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		return writeU16(cmd, f, in, t.Path, t.Proc.Funcs, t.Proc.Info)
+		return writeU16(cmd, f, t.Path, func(w io.Writer) error { return run.WriteU16(w, id) })
 	}
 	out, err := outfile.Create(f.out, cmd.OutOrStdout(), run.Dir)
 	if err != nil {

@@ -4,15 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
-	"github.com/difftrace/difftrace/draw"
-	"github.com/difftrace/difftrace/draw/diffgraph"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/nlr"
@@ -178,7 +175,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if f.against != "" {
 		return f.runAgainst(cmd, id)
 	}
-	ab, color, formats, err := f.check(cmd)
+	ab, color, formats, err := f.check(cmd, &report.DiffNLR{})
 	if err != nil {
 		return err
 	}
@@ -190,34 +187,37 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
-	if d.NoStacks != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: where the first difference lies in the program is left out: %s\n", trace.Printable(d.NoStacks.Error()))
-	}
-	doc := report.NewDiffNLR(d, source)
-	if err := report.Write(cmd.OutOrStdout(), doc, report.Options{Format: report.Text, Color: color}); err != nil {
-		return err
-	}
-	if len(d.Threads) == len(d.Empty) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: filter %s keeps no call of %s in either run; try another --filter (difftrace filter RUN --filter SPEC shows what a filter keeps)\n", n.Filter.Name(), id)
-	}
 	var inputs []string
 	for _, r := range n.Comparison().Runs {
 		inputs = append(inputs, r.Dir)
 	}
-	return outfile.WriteAll(cmd.ErrOrStderr(), f.outputs, inputs, func(i int, out *outfile.File) error {
-		if formats[i] == jsonFormat {
-			return report.Write(out, doc, report.Options{Format: report.JSON})
-		}
-		if err := diffgraph.Render(out, d.Picture, formats[i]); err != nil {
-			return fmt.Errorf("-o %s: %v", f.outputs[i], strings.TrimPrefix(err.Error(), "diffnlr: "))
-		}
-		return nil
-	})
+	empty := ""
+	if len(d.Threads) == len(d.Empty) {
+		empty = fmt.Sprintf("filter %s keeps no call of %s in either run; try another --filter (difftrace filter RUN --filter SPEC shows what a filter keeps)", n.Filter.Name(), id)
+	}
+	return f.show(cmd, d, report.NewDiffNLR(d, source), empty, color, formats, inputs)
+}
+
+// show writes a diffNLR: its text on standard output, coloured when color
+// says, then the -o files; notes on stderr where the first difference
+// lies in the program is left out, and empty when the filter kept
+// nothing.
+func (f *diffNLRFlags) show(cmd *cobra.Command, d *compare.DiffNLR, doc report.Document, empty string, color bool, formats []report.Format, inputs []string) error {
+	if d.NoStacks != nil {
+		printNotes(cmd, []string{"where the first difference lies in the program is left out: " + d.NoStacks.Error()})
+	}
+	if err := report.Write(cmd.OutOrStdout(), doc, report.Options{Format: report.Text, Color: color}); err != nil {
+		return err
+	}
+	if empty != "" {
+		printNotes(cmd, []string{empty})
+	}
+	return writeFiles(cmd, doc, f.outputs, formats, inputs)
 }
 
 // check checks the flags that need no run: K, the abridging, the colours
-// and the -o files.
-func (f *diffNLRFlags) check(cmd *cobra.Command) (ab diffnlr.Abridge, color bool, formats []draw.Format, err error) {
+// and the -o files of doc.
+func (f *diffNLRFlags) check(cmd *cobra.Command, doc report.Document) (ab diffnlr.Abridge, color bool, formats []report.Format, err error) {
 	if cmd.Flags().Changed("k") && f.k == 0 {
 		return ab, false, nil, fmt.Errorf("--k 0: the longest loop body must be between 1 and %d (10 is usual)", nlr.MaxK)
 	}
@@ -227,7 +227,7 @@ func (f *diffNLRFlags) check(cmd *cobra.Command) (ab diffnlr.Abridge, color bool
 	if color, err = f.colorOn(cmd.OutOrStdout()); err != nil {
 		return ab, false, nil, err
 	}
-	formats, err = f.outputFormats()
+	formats, err = checkFiles(doc, f.outputs)
 	return ab, color, formats, err
 }
 
@@ -258,46 +258,25 @@ func (f *diffNLRFlags) view(cmd *cobra.Command, id trace.ID) (*compare.NLR, stri
 			printNotes(cmd, []string{p.Note})
 		}
 	}
-	flt, _, _, err := f.parse()
+	n, err := f.recognize(cmd, c)
 	if err != nil {
 		return nil, "", err
+	}
+	printNotes(cmd, n.UnfoldedNotes(id))
+	return n, source, nil
+}
+
+// recognize recognises the loops of c's traces under --filter and --k,
+// and says the comparison's notes.
+func (f *diffNLRFlags) recognize(cmd *cobra.Command, c *compare.Comparison) (*compare.NLR, error) {
+	flt, _, _, err := f.parse()
+	if err != nil {
+		return nil, err
 	}
 	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	printNotes(cmd, c.Notes())
-	printNotes(cmd, res[0].UnfoldedNotes(id))
-	return res[0], source, nil
-}
-
-// jsonFormat is diffnlr's -o format for the diff as data.
-const jsonFormat draw.Format = "json"
-
-// outputFormats checks the -o files: the format each name asks for, a
-// directory that exists, the helper that draws SVG and PNG.
-func (f *diffNLRFlags) outputFormats() ([]draw.Format, error) {
-	formats := make([]draw.Format, len(f.outputs))
-	for i, o := range f.outputs {
-		if st, err := os.Stat(o); err == nil && st.IsDir() {
-			return nil, fmt.Errorf("-o %s: is a directory; give a file name for the picture", o)
-		}
-		if strings.EqualFold(filepath.Ext(o), ".json") {
-			formats[i] = jsonFormat
-			continue
-		}
-		var err error
-		if formats[i], err = draw.FormatOf(o); err != nil {
-			return nil, fmt.Errorf("-o %s: unknown format %q; name the file *.svg, *.png or *.dot for a picture, *.json for the diff as data", o, filepath.Ext(o))
-		}
-		if st, err := os.Stat(filepath.Dir(o)); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("-o %s: the directory %s does not exist; create it first", o, filepath.Dir(o))
-		}
-		if formats[i] != draw.DOT {
-			if _, err := draw.Helper(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return formats, nil
+	return res[0], nil
 }

@@ -6,11 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/draw"
-	"github.com/difftrace/difftrace/draw/hangtree"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
@@ -47,7 +44,18 @@ func newHangCmd() *cobra.Command {
 }
 
 func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
-	flt, err := f.check()
+	flt, err := filters.Parse(f.filter)
+	if err != nil {
+		return fmt.Errorf("--filter: %w", err)
+	}
+	if err := rank.CheckK(f.k); err != nil {
+		return param.Flags(err, gridFlags)
+	}
+	if f.format != "text" && f.format != "json" {
+		return fmt.Errorf("--format %s: give text or json", f.format)
+	}
+	doc := &report.HangAnalysis{Rows: f.rows}
+	formats, err := checkFiles(doc, f.outs)
 	if err != nil {
 		return err
 	}
@@ -60,56 +68,14 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := hang.Analyze(c, hang.Options{Filter: flt, K: f.k})
-	if err != nil {
+	if doc.Analysis, err = hang.Analyze(c, hang.Options{Filter: flt, K: f.k}); err != nil {
 		return err
 	}
 	printNotes(cmd, c.Notes())
-	doc := &report.HangAnalysis{Analysis: rep, Rows: f.rows}
-	out, err := outfile.Create("", cmd.OutOrStdout())
-	if err != nil {
+	if err := writeOut(cmd, "", doc, report.Format(f.format)); err != nil {
 		return err
 	}
-	if err := report.Write(out, doc, report.Options{Format: report.Format(f.format)}); err != nil {
-		return err
-	}
-	if err := out.Commit(); err != nil {
-		return err
-	}
-	return outfile.WriteAll(cmd.ErrOrStderr(), f.outs, args, func(i int, o *outfile.File) error {
-		if hasExt(f.outs[i], ".json") {
-			return report.Write(o, doc, report.Options{Format: report.JSON})
-		}
-		format, _ := draw.FormatOf(f.outs[i])
-		pic, err := hangtree.Draw(rep, format)
-		if err != nil {
-			return fmt.Errorf("drawing %s: %v", f.outs[i], err)
-		}
-		_, err = o.Write(pic)
-		return err
-	})
-}
-
-// check checks the flags and returns the filter.
-func (f *hangFlags) check() (*filters.Filter, error) {
-	flt, err := filters.Parse(f.filter)
-	if err != nil {
-		return nil, fmt.Errorf("--filter: %v", err)
-	}
-	if err := rank.CheckK(f.k); err != nil {
-		return nil, param.Flags(err, gridFlags)
-	}
-	if f.format != "text" && f.format != "json" {
-		return nil, fmt.Errorf("--format %s: give text or json", f.format)
-	}
-	for _, o := range f.outs {
-		if !hasExt(o, ".json") {
-			if _, err := draw.FormatOf(o); err != nil {
-				return nil, fmt.Errorf("-o %s: %v (or .json for the report)", o, err)
-			}
-		}
-	}
-	return flt, nil
+	return writeFiles(cmd, doc, f.outs, formats, args)
 }
 
 // hasExt reports whether path ends in ext, in any case.

@@ -1,15 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
-	"strings"
-
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/draw"
-	"github.com/difftrace/difftrace/draw/heatmap"
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -34,13 +27,9 @@ func newJSMCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			exts := make([]string, len(f.outs))
-			for i, o := range f.outs {
-				switch exts[i] = strings.ToLower(filepath.Ext(o)); exts[i] {
-				case ".png", ".svg", ".csv":
-				default:
-					return fmt.Errorf("-o %s: unknown format %q; use .png, .svg or .csv", o, filepath.Ext(o))
-				}
+			formats, err := checkFiles(&report.JSM{}, f.outs)
+			if err != nil {
+				return err
 			}
 			sim, err := f.similarity(cmd, args, flt, mode, level)
 			if err != nil {
@@ -48,15 +37,9 @@ func newJSMCmd() *cobra.Command {
 			}
 			doc := report.NewJSM(sim, flt.Name(), f.k, mode)
 			if len(f.outs) == 0 {
-				out, _ := outfile.Create("", cmd.OutOrStdout())
-				if err := report.Write(out, doc, report.Options{}); err != nil {
-					return err
-				}
-				return out.Commit()
+				return writeOut(cmd, "", doc, report.Text)
 			}
-			return outfile.WriteAll(cmd.ErrOrStderr(), f.outs, args, func(i int, out *outfile.File) error {
-				return writeJSM(out, f.outs[i], exts[i], doc)
-			})
+			return writeFiles(cmd, doc, f.outs, formats, args)
 		},
 	}
 	f.register(cmd)
@@ -67,24 +50,4 @@ func newJSMCmd() *cobra.Command {
 	f.registerAttrs(cmd)
 	cmd.Flags().StringArrayVarP(&f.outs, "output", "o", nil, "write the matrices to this file: .png, .svg or .csv (repeatable)")
 	return cmd
-}
-
-// writeJSM writes the matrices to out, the file path, in the format its
-// extension ext (lower case) names: heatmaps for .png and .svg, else CSV.
-func writeJSM(out *outfile.File, path, ext string, doc *report.JSM) error {
-	switch ext {
-	case ".png", ".svg":
-		format := draw.PNG
-		if ext == ".svg" {
-			format = draw.SVG
-		}
-		if err := heatmap.Write(out, format, "", doc.Panels...); err != nil {
-			return fmt.Errorf("drawing %s: %v", path, err)
-		}
-	default:
-		if err := report.Write(out, doc, report.Options{Format: report.CSV}); err != nil {
-			return fmt.Errorf("writing %s: %v", path, err)
-		}
-	}
-	return nil
 }

@@ -6,9 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/compare"
-	"github.com/difftrace/difftrace/draw"
 	"github.com/difftrace/difftrace/draw/hasse"
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -33,11 +31,9 @@ func newLatticeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			formats := make([]draw.Format, len(f.outs))
-			for i, o := range f.outs {
-				if formats[i], err = draw.FormatOf(o); err != nil {
-					return fmt.Errorf("-o %s: %v", o, err)
-				}
+			formats, err := checkFiles(&report.Concepts{}, f.outs)
+			if err != nil {
+				return err
 			}
 			sim, err := f.similarity(cmd, args, flt, mode, level)
 			if err != nil {
@@ -48,26 +44,15 @@ func newLatticeCmd() *cobra.Command {
 				return fmt.Errorf("the lattice of %s under %s, %s is too large to build (%s); try a narrower filter or the noFreq attributes",
 					args[0], flt.Name(), mode, sim.JSM[compare.Normal].Notice())
 			}
+			doc := report.NewConcepts(ctx, lat, flt.Name(), f.k, mode, level)
 			if len(f.outs) == 0 {
-				out, err := outfile.Create("", cmd.OutOrStdout())
-				if err != nil {
-					return err
-				}
-				if err := report.Write(out, report.NewConcepts(ctx, lat, flt.Name(), f.k, mode, level), report.Options{}); err != nil {
-					return err
-				}
-				return out.Commit()
+				return writeOut(cmd, "", doc, report.Text)
 			}
 			if lat.Len() > hasse.MaxConcepts {
 				return fmt.Errorf("the lattice has %d concepts, more than the %d a readable diagram can show; narrow the filter, use noFreq attributes or --level process",
 					lat.Len(), hasse.MaxConcepts)
 			}
-			return outfile.WriteAll(cmd.ErrOrStderr(), f.outs, args[:1], func(i int, out *outfile.File) error {
-				if err := hasse.Write(out, formats[i], ctx, lat); err != nil {
-					return fmt.Errorf("drawing %s: %v", f.outs[i], err)
-				}
-				return nil
-			})
+			return writeFiles(cmd, doc, f.outs, formats, args[:1])
 		},
 	}
 	f.register(cmd)

@@ -2,15 +2,13 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/outfile"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/report"
-	"github.com/difftrace/difftrace/trace"
 )
 
 type nlrFlags struct {
@@ -44,9 +42,9 @@ func newNLRCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ids, err := selectIDs(c, f.traces)
+			ids, err := c.Select(f.traces)
 			if err != nil {
-				return err
+				return param.Flags(err, map[string]string{"trace": "--trace"})
 			}
 			// The output first: an -o that cannot be written fails before
 			// the work.
@@ -77,46 +75,4 @@ func newNLRCmd() *cobra.Command {
 	completeWords(cmd, "format", "text", "json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
 	return cmd
-}
-
-// selectIDs returns the traces of the comparison a selection names: "" for
-// all, or a comma-separated list of "P.T" and "P" (every thread of P that
-// exists in any run), without repeats, in ID order.
-func selectIDs(c *compare.Comparison, sel string) ([]trace.ID, error) {
-	if strings.TrimSpace(sel) == "" {
-		return c.IDs, nil
-	}
-	want := map[trace.ID]bool{}
-	for _, s := range strings.Split(sel, ",") {
-		id, err := trace.ParseID(strings.TrimSpace(s))
-		if err != nil {
-			return nil, fmt.Errorf("--trace %q: %v", sel, err)
-		}
-		found := false
-		for _, t := range c.IDs {
-			if t == id || (id.IsProcess() && t.Proc == id.Proc) {
-				want[t] = true
-				found = true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("--trace %s: no such trace in %s; the traces are %s … %s (see difftrace info)",
-				id, runDirs(c), c.IDs[0], c.IDs[len(c.IDs)-1])
-		}
-	}
-	var out []trace.ID
-	for _, t := range c.IDs {
-		if want[t] {
-			out = append(out, t)
-		}
-	}
-	return out, nil
-}
-
-func runDirs(c *compare.Comparison) string {
-	var dirs []string
-	for _, r := range c.Runs {
-		dirs = append(dirs, r.Dir)
-	}
-	return strings.Join(dirs, " or ")
 }

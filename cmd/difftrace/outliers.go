@@ -1,13 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/draw/diffgraph"
-	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/report"
@@ -56,50 +55,29 @@ func (f *diffNLRFlags) runAgainst(cmd *cobra.Command, id trace.ID) error {
 	if f.faulty == "" {
 		return fmt.Errorf("--against needs the run: name it with --faulty RUN (difftrace rank RUN suggests the whole command)")
 	}
-	ab, color, formats, err := f.check(cmd)
+	ab, color, formats, err := f.check(cmd, &report.PeerDiffNLR{})
 	if err != nil {
 		return err
 	}
-	if f.filter == "" {
-		f.filter = "mpi"
-	}
-	if f.k == 0 {
-		f.k = 10
-	}
-	flt, err := filters.Parse(f.filter)
-	if err != nil {
-		return fmt.Errorf("--filter: %v", err)
+	f.filter, f.k = cmp.Or(f.filter, "mpi"), cmp.Or(f.k, 10)
+	if _, _, _, err := f.parse(); err != nil {
+		return err
 	}
 	c, err := f.openComparison(cmd, []string{f.faulty})
 	if err != nil {
 		return err
 	}
-	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+	n, err := f.recognize(cmd, c)
 	if err != nil {
 		return err
 	}
-	printNotes(cmd, c.Notes())
-	d, err := outlier.PeerDiff(res[0], id, against, ab)
+	d, err := outlier.PeerDiff(n, id, against, ab)
 	if err != nil {
 		return err
 	}
-	if d.NoStacks != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: where the first difference lies in the program is left out: %s\n", trace.Printable(d.NoStacks.Error()))
-	}
-	doc := report.NewPeerDiffNLR(d, against)
-	if err := report.Write(cmd.OutOrStdout(), doc, report.Options{Format: report.Text, Color: color}); err != nil {
-		return err
-	}
+	empty := ""
 	if len(d.Empty) > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: filter %s keeps no call of %s or %s; try another --filter\n", flt.Name(), id, against)
+		empty = fmt.Sprintf("filter %s keeps no call of %s or %s; try another --filter", n.Filter.Name(), id, against)
 	}
-	return outfile.WriteAll(cmd.ErrOrStderr(), f.outputs, []string{f.faulty}, func(i int, out *outfile.File) error {
-		if formats[i] == jsonFormat {
-			return report.Write(out, doc, report.Options{Format: report.JSON})
-		}
-		if err := diffgraph.Render(out, d.Picture, formats[i]); err != nil {
-			return fmt.Errorf("-o %s: %v", f.outputs[i], strings.TrimPrefix(err.Error(), "diffnlr: "))
-		}
-		return nil
-	})
+	return f.show(cmd, d, report.NewPeerDiffNLR(d, against), empty, color, formats, []string{f.faulty})
 }

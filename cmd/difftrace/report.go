@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/internal/outfile"
+	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
@@ -20,13 +21,14 @@ type reportFlags struct {
 func newReportCmd() *cobra.Command {
 	var f reportFlags
 	cmd := &cobra.Command{
-		Use:   "report NORMAL FAULTY [-o report.html]",
+		Use:   "report NORMAL FAULTY [-o report.html] | report RUN [-o page.html]",
 		Short: "Write the whole comparison as one self-contained HTML page: verdict, ranking, matrices, dendrograms, lattices and diffNLRs",
 		Long:  help("report"),
 		Example: `  difftrace report testdata/runs/stencil-normal testdata/runs/stencil-skipbug -o report.html
   difftrace report normal/ faulty/ --also-normal normal-2/ --rows 12 -o report.html
-  difftrace report normal/ faulty/ --filters mpi,omp --linkage ward -o report.json`,
-		Args:              runArgs(2, 2),
+  difftrace report normal/ faulty/ --filters mpi,omp --linkage ward -o report.json
+  difftrace report testdata/runs/stencil-skipbug -o page.html     # one run alone: traces against their peers`,
+		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDirs,
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
 	}
@@ -42,6 +44,9 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 	grid, format, err := f.check()
 	if err != nil {
 		return err
+	}
+	if len(args) == 1 {
+		return f.runOne(cmd, args[0], grid, format)
 	}
 	c, err := f.openComparison(cmd, append(args[:2:2], f.alsoNormal...))
 	if err != nil {
@@ -71,6 +76,11 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 	if err := report.Write(out, rpt, report.Options{Format: format}); err != nil {
 		return err
 	}
+	return f.commit(cmd, out)
+}
+
+// commit commits the page and says where it went.
+func (f *reportFlags) commit(cmd *cobra.Command, out *outfile.File) error {
 	if err := out.Commit(); err != nil {
 		return err
 	}
@@ -78,6 +88,36 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", f.out)
 	}
 	return nil
+}
+
+// runOne writes the page of one run's traces compared with one another.
+func (f *reportFlags) runOne(cmd *cobra.Command, dir string, grid rank.Grid, format report.Format) error {
+	if len(f.alsoNormal) > 0 {
+		return fmt.Errorf("--also-normal goes with a normal and a faulty run; with one run its traces are compared with one another")
+	}
+	c, err := f.openComparison(cmd, []string{dir})
+	if err != nil {
+		return err
+	}
+	out, err := outfile.Create(f.out, cmd.OutOrStdout(), dir)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	a, err := outlier.Analyze(c, grid)
+	if err != nil {
+		return err
+	}
+	inv := &report.Invocation{Normal: dir, Filters: f.filters, Custom: f.custom, Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages,
+		SuspectShare: f.suspectShare, ExactPolling: f.exactPolling, Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Out: f.out}
+	p, err := report.NewOutlierPage(c, a, version, inv.OutlierCommands())
+	if err != nil {
+		return err
+	}
+	if err := report.Write(out, p, report.Options{Format: format}); err != nil {
+		return err
+	}
+	return f.commit(cmd, out)
 }
 
 // check checks the flags: the grid, what the page holds and its format.

@@ -207,7 +207,7 @@ func TestReportRefusesBadFlags(t *testing.T) {
 	n, f := filepath.Join(runsDir, "oddeven-normal"), filepath.Join(runsDir, "oddeven-swapbug")
 	fails(t, []string{"--rows and --diffs"}, "report", n, f, "--rows", "-1", "-o", out)
 	fails(t, []string{"--linkage"}, "report", n, f, "--linkage", "nearest", "-o", out)
-	fails(t, []string{"two run directories"}, "report", n, "-o", out)
+	fails(t, []string{"one run directory, or two"}, "report", n, f, f, "-o", out)
 	fails(t, []string{"--suspect-share 0: want a share of the highest score above 0 and at most 1"}, "report", n, f, "--suspect-share", "0", "-o", out)
 	fails(t, []string{"--suspect-share 1.5"}, "report", n, f, "--suspect-share", "1.5", "-o", out)
 	if _, err := os.Stat(out); err == nil {

@@ -42,7 +42,7 @@ func newRootCmd() *cobra.Command {
 	prof.register(root)
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%v (see %s --help)", err, c.CommandPath())
+		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
 	})
 	root.AddCommand(newInfoCmd(), newDecodeCmd(), newStatsCmd(), newConvertCmd(), newCaptureCmd(), newHangCmd(),
 		newFilterCmd(), newNLRCmd(), newLatticeCmd(), newJSMCmd(), newRankCmd(), newDiffNLRCmd(), newReportCmd(), newSummarizeCmd())

@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,8 +14,8 @@ import (
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/internal/progress"
-	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/summary"
 )
@@ -34,36 +33,7 @@ func newSummarizeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "summarize RUN -o DIR",
 		Short: "Summarise a run's traces for rank, in parallel under an MPI launcher",
-		Long: `summarize reads the traces of a run and writes what rank keeps of each: the
-calls each filter keeps, the loops found in them (the first pass of
-nested-loop recognition) under each filter and K, and the call stack the
-trace ended in. Identical summaries are stored once. rank, hang, nlr and the
-other analyses accept the summary directory wherever they accept the run,
-and rank gives the same ranking from the summaries of two runs as from the
-runs (--format json, byte for byte).
-
-Started under an MPI launcher, each launcher process summarises its share of
-the traces and writes its own part into DIR, so a run of 100,000 traces is
-read by as many processes as the job has, where the traces are, and only
-the summaries cross the filesystem:
-
-  mpirun -np 64 difftrace summarize normal/ -o normal.sum
-  srun -n 64 difftrace summarize faulty/ -o faulty.sum
-  difftrace rank normal.sum faulty.sum
-
-The rank and the number of processes come from the launcher's environment
-(OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE, SLURM_PROCID/NTASKS,
-MV2_COMM_WORLD_RANK/SIZE); without a launcher, one process summarises all.
-DIR is made if need be; it must hold nothing but a summary. Each process
-reads only its share of the run's files, on its share of the node's cores
-(the launcher's local size, e.g. OMPI_COMM_WORLD_LOCAL_SIZE), and says once
-on stderr when its part is written, with how many traces per second it
-summarised; alone on a terminal, it shows a progress bar.
-
-By default the summary covers every filter preset, and the hang analysis's
-filter, at K = 10: rank's default grid. A rank that asks for another filter
-or K than the summary holds says so; summarise with --filters and --k naming
-them (and --custom as rank gets it).`,
+		Long:  help("summarize"),
 		Example: `  difftrace summarize testdata/runs/oddeven-normal -o /tmp/normal.sum
   mpirun -np 8 difftrace summarize faulty/ -o faulty.sum --k 10,50
   difftrace rank normal.sum faulty.sum`,
@@ -75,7 +45,7 @@ them (and --custom as rank gets it).`,
 			}
 			index, of, err := record.LaunchFromEnv(os.Getenv)
 			if err != nil {
-				return fmt.Errorf("%v; start summarize under mpirun or srun, or alone", err)
+				return fmt.Errorf("%w; start summarize under mpirun or srun, or alone", err)
 			}
 			fs, err := f.grid()
 			if err != nil {
@@ -129,27 +99,8 @@ them (and --custom as rank gets it).`,
 
 // grid returns the filters to summarise.
 func (f *summarizeFlags) grid() ([]*filters.Filter, error) {
-	for _, k := range f.ks {
-		if k < 1 || k > nlr.MaxK {
-			return nil, fmt.Errorf("--k %d: the longest loop body must be between 1 and %d (10 is usual)", k, nlr.MaxK)
-		}
-	}
-	if len(f.filters) == 0 {
-		fs, err := rank.SummaryGrid(f.custom, []*filters.Filter{filters.MustParse(hang.DefaultFilter)})
-		if err != nil {
-			return nil, fmt.Errorf("--custom: %v", err)
-		}
-		return fs, nil
-	}
-	var fs []*filters.Filter
-	for _, spec := range f.filters {
-		flt, err := filters.Parse(rank.WithCustom(strings.TrimSpace(spec), f.custom))
-		if err != nil {
-			return nil, fmt.Errorf("--filters: %v", err)
-		}
-		fs = append(fs, flt)
-	}
-	return fs, nil
+	fs, err := rank.SummaryFilters(f.filters, f.custom, f.ks, []*filters.Filter{filters.MustParse(hang.DefaultFilter)})
+	return fs, param.Flags(err, gridFlags)
 }
 
 // localSizeVars name, per launcher, how many of its processes run on this

@@ -187,3 +187,19 @@ func Write(path string, stdout, stderr io.Writer, inputs []string, compress bool
 	}
 	return nil
 }
+
+// Named returns a writer to the output whose errors name it ("writing
+// out.u16: no space left on device"), for a writer that passes its own
+// errors and the ones of what it reads alike.
+func (o *File) Named() io.Writer { return named{o} }
+
+// named names the output in the errors writing to it.
+type named struct{ out *File }
+
+func (o named) Write(b []byte) (int, error) {
+	n, err := o.out.Write(b)
+	if err != nil {
+		err = fmt.Errorf("writing %s: %w", o.out.Name(), err)
+	}
+	return n, err
+}
