@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/difftrace/difftrace/internal/readerr"
 )
 
 // readManifestFile reads run.json, refusing what is not a regular file.
@@ -17,7 +19,7 @@ func readManifestFile(path string) (*Manifest, error) {
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
-			return nil, readError(path, err)
+			return nil, readerr.New(path, err)
 		}
 		return nil, err
 	}
@@ -34,7 +36,7 @@ func OpenInput(path string) (*os.File, int64, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, readError(path, err)
+		return nil, 0, readerr.New(path, err)
 	}
 	return f, size, nil
 }
@@ -45,7 +47,7 @@ func OpenInput(path string) (*os.File, int64, error) {
 func regularFile(path string) (int64, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return 0, readError(path, err)
+		return 0, readerr.New(path, err)
 	}
 	switch {
 	case st.IsDir():
@@ -63,20 +65,4 @@ func regularFile(path string) (int64, error) {
 		return 0, fmt.Errorf("%s: cannot read: not a regular file but %s; copy the real file into the run directory", path, what)
 	}
 	return st.Size(), nil
-}
-
-// readError words an error opening or reading an input file so the user
-// knows what to do.
-func readError(path string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("%s: cannot read: the file does not exist (a dangling symbolic link, or the file was moved; restore it from the original run)", path)
-	case errors.Is(err, os.ErrPermission):
-		return fmt.Errorf("%s: cannot read: permission denied (give the user running difftrace read access)", path)
-	}
-	return fmt.Errorf("%s: cannot read: %v (check the file is intact and readable)", path, err)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/difftrace/difftrace/symname"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -40,7 +41,7 @@ func imageID(p, program string) string {
 // canonical returns n, named by its linked symbol, with its image path
 // replaced by the image's identity and its function demangled (Written).
 func canonical(n trace.Name, program string) trace.Name {
-	return Written(imageID(n.Image, program), n.Symbol())
+	return symname.Written(imageID(n.Image, program), n.Symbol())
 }
 
 // Namer names symbols: a *trace.Table gives the interned names, a *Run the

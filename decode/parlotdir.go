@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/difftrace/difftrace/internal/readerr"
 	"github.com/difftrace/difftrace/parlot"
 
 	"github.com/difftrace/difftrace/internal/memlimit"
@@ -246,7 +247,7 @@ func (r *Run) addParLOTProcs(d *dirListing, stems []string, procs []*Process, in
 		defer f.Close()
 		h := &lineCounter{h: sha256.New()}
 		if _, err := io.Copy(h, f); err != nil {
-			return readError(path, err)
+			return readerr.New(path, err)
 		}
 		h.h.Sum(hashes[i][:0])
 		sizes[i], lines[i] = size, h.lines

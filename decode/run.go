@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/difftrace/difftrace/internal/readerr"
 	"github.com/difftrace/difftrace/parlot"
 
 	"github.com/difftrace/difftrace/internal/parallel"
@@ -184,7 +185,7 @@ type dirListing struct {
 func listDir(dir string) (*dirListing, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, readError(dir, err)
+		return nil, readerr.New(dir, err)
 	}
 	d := &dirListing{dir: dir, names: make(map[string]bool, len(ents))}
 	for _, e := range ents {
@@ -222,7 +223,7 @@ func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no such run directory (give the directory a capture wrote its traces to)", dir)
 		}
-		return nil, readError(dir, err)
+		return nil, readerr.New(dir, err)
 	}
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s: is a file, not a run directory (give the directory that holds the traces; to decode a single trace file use: difftrace decode --raw %s --format u16)", dir, dir)

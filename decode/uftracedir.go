@@ -8,12 +8,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/difftrace/difftrace/parlot"
 
 	"github.com/difftrace/difftrace/internal/parallel"
+	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/trace"
 	"github.com/difftrace/difftrace/uftrace"
 )
@@ -52,59 +51,8 @@ import (
 // per rank).
 const FormatUftrace Format = "uftrace"
 
-// looksUftrace tells whether a directory listing is a uftrace data
-// directory (complete or not: OpenUftrace then says what is missing).
-func looksUftrace(dir string, names []string) bool {
-	hasInfo := false
-	for _, n := range names {
-		switch {
-		case n == "task.txt":
-			return true
-		case strings.HasPrefix(n, "sid-") && strings.HasSuffix(n, ".map"):
-			return true
-		case n == "info":
-			hasInfo = true
-		}
-	}
-	if !hasInfo {
-		return false
-	}
-	f, err := os.Open(filepath.Join(dir, "info"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var magic [len(uftrace.Magic)]byte
-	_, err = io.ReadFull(f, magic[:])
-	return err == nil && string(magic[:]) == uftrace.Magic
-}
-
-// uftraceSubdirs returns the subdirectories of d that are uftrace data
-// directories, sorted by name.
-func uftraceSubdirs(d *dirListing) []string {
-	var subs []string
-	for _, n := range d.all {
-		p := d.path(n)
-		if st, err := os.Stat(p); err != nil || !st.IsDir() {
-			continue
-		}
-		ents, err := os.ReadDir(p)
-		if err != nil {
-			continue
-		}
-		names := make([]string, len(ents))
-		for i, e := range ents {
-			names[i] = e.Name()
-		}
-		if looksUftrace(p, names) {
-			subs = append(subs, n)
-		}
-	}
-	return subs
-}
-
 func detectUftrace(d *dirListing) bool {
-	return looksUftrace(d.dir, d.all) || len(uftraceSubdirs(d)) > 0
+	return uftrace.IsDataDir(d.dir, d.all) || len(uftrace.DataSubdirs(d.dir, d.all)) > 0
 }
 
 // uftraceProc is one process of the run and the recording it comes from.
@@ -116,37 +64,37 @@ type uftraceProc struct {
 
 // uftraceRec is one opened recording and the symbols of its functions.
 type uftraceRec struct {
-	data *UftraceData
+	data *uftrace.Data
 	// oneSID is set when the recording holds one session, so that every
 	// address means the same function throughout.
 	oneSID string
 	// syms maps an entry's (session, address) to its symbol; read-only once
 	// Open returns, so traces stream in parallel.
-	syms map[uftraceAddrKey]trace.Symbol
+	syms map[addrKey]trace.Symbol
 }
 
 // key returns the (session, address) key of a record of process pid.
-func (u *uftraceRec) key(pid int, rec UftraceRecord) uftraceAddrKey {
+func (u *uftraceRec) key(pid int, rec uftrace.Record) addrKey {
 	if u.oneSID != "" {
-		return uftraceAddrKey{u.oneSID, rec.Addr}
+		return addrKey{u.oneSID, rec.Addr}
 	}
-	return uftraceAddrKey{u.data.session(pid, rec.Time).SID, rec.Addr}
+	return addrKey{u.data.SessionAt(pid, rec.Time).SID, rec.Addr}
 }
 
 func openUftraceRun(r *Run, d *dirListing) error {
 	var procs []*uftraceProc
 	open := func(dir string) (*uftraceRec, error) {
-		data, err := OpenUftrace(dir)
+		data, err := uftrace.Open(dir)
 		if err != nil {
 			return nil, err
 		}
-		u := &uftraceRec{data: data, syms: map[uftraceAddrKey]trace.Symbol{}}
+		u := &uftraceRec{data: data, syms: map[addrKey]trace.Symbol{}}
 		if len(data.Sessions) == 1 {
 			u.oneSID = data.Sessions[0].SID
 		}
 		return u, nil
 	}
-	if looksUftrace(d.dir, d.all) {
+	if uftrace.IsDataDir(d.dir, d.all) {
 		u, err := open(d.dir)
 		if err != nil {
 			return err
@@ -155,8 +103,8 @@ func openUftraceRun(r *Run, d *dirListing) error {
 			procs = append(procs, &uftraceProc{proc: &Process{Index: i, PID: pid}, rec: u, pid: pid})
 		}
 	} else {
-		subs := uftraceSubdirs(d)
-		ranks, numbered := rankNumbers(subs)
+		subs := uftrace.DataSubdirs(d.dir, d.all)
+		ranks, numbered := uftrace.RankNumbers(subs)
 		if !numbered {
 			r.Notes = append(r.Notes, "the uftrace directories' names do not end in distinct rank numbers (uftrace.<rank>): ranks follow their names' sorted order")
 		}
@@ -176,7 +124,7 @@ func openUftraceRun(r *Run, d *dirListing) error {
 	// no thread of still gets its main thread, which reads as empty.
 	type job struct {
 		up   *uftraceProc
-		task UftraceTask
+		task uftrace.Task
 		tf   *TraceFile
 		scan uftraceScan
 	}
@@ -187,7 +135,7 @@ func openUftraceRun(r *Run, d *dirListing) error {
 		p.Program = data.Program(up.pid, ^uint64(0))
 		tasks := data.Threads(up.pid)
 		if len(tasks) == 0 {
-			tasks = []UftraceTask{{PID: up.pid, TID: up.pid}}
+			tasks = []uftrace.Task{{PID: up.pid, TID: up.pid}}
 		}
 		for _, task := range tasks {
 			path := filepath.Join(data.Dir, strconv.Itoa(task.TID)+".dat")
@@ -221,14 +169,14 @@ func openUftraceRun(r *Run, d *dirListing) error {
 		data := up.rec.data
 		var order []trace.Name
 		seen := map[trace.Name]bool{}
-		keyName := map[uftraceAddrKey]trace.Name{}
+		keyName := map[addrKey]trace.Name{}
 		for _, j := range jobs {
 			if j.up != up {
 				continue
 			}
 			for _, k := range j.scan.keys {
 				n := canonical(data.Resolve(up.pid, k.time, k.addr), data.Program(up.pid, k.time))
-				keyName[k.uftraceAddrKey] = n
+				keyName[k.addrKey] = n
 				if !seen[n] {
 					seen[n] = true
 					order = append(order, n)
@@ -267,65 +215,15 @@ func openUftraceRun(r *Run, d *dirListing) error {
 	return nil
 }
 
-// UftraceRankDirs returns the uftrace data directories that dir holds, one
-// per MPI rank, with their ranks, as Open numbers them: the number that
-// ends each name or, if the names do not end in distinct numbers (numbered
-// false), the position in sorted name order. It returns no directories if
-// dir is itself a uftrace data directory, or holds none.
-func UftraceRankDirs(dir string) (dirs []string, ranks []int, numbered bool, err error) {
-	d, err := listDir(dir)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	if looksUftrace(dir, d.all) {
-		return nil, nil, false, nil
-	}
-	subs := uftraceSubdirs(d)
-	ranks, numbered = rankNumbers(subs)
-	for _, s := range subs {
-		dirs = append(dirs, d.path(s))
-	}
-	return dirs, ranks, numbered, nil
-}
-
-// UftraceDirRanks returns the ranks of uftrace data directories given by
-// path, as if a directory held them (see UftraceRankDirs): the numbers
-// that end their names, if they are distinct (ok).
-func UftraceDirRanks(paths []string) (ranks []int, ok bool) {
-	names := make([]string, len(paths))
-	for i, p := range paths {
-		names[i] = filepath.Base(filepath.Clean(p))
-	}
-	return rankNumbers(names)
-}
-
-// rankNumbers returns the rank of each uftrace subdirectory: the number
-// that ends its name, when every name ends in one and no two are equal;
-// otherwise the position in sorted order, and false.
-func rankNumbers(names []string) ([]int, bool) {
-	ranks := make([]int, len(names))
-	seen := map[int]bool{}
-	for i, n := range names {
-		j := len(n)
-		for j > 0 && n[j-1] >= '0' && n[j-1] <= '9' {
-			j--
-		}
-		v, err := strconv.Atoi(n[j:])
-		if j == len(n) || err != nil || seen[v] {
-			for i := range ranks {
-				ranks[i] = i
-			}
-			return ranks, false
-		}
-		seen[v] = true
-		ranks[i] = v
-	}
-	return ranks, true
+// addrKey is an entry address in a session: one function throughout.
+type addrKey struct {
+	sid  string
+	addr uint64
 }
 
 // uftraceKeyAt is an entry address and the time it was first seen.
 type uftraceKeyAt struct {
-	uftraceAddrKey
+	addrKey
 	time uint64
 }
 
@@ -340,14 +238,14 @@ type uftraceScan struct {
 
 // scanUftraceThread reads a thread's records once. It touches no shared
 // mutable state, so threads are scanned in parallel.
-func scanUftraceThread(u *uftraceRec, t UftraceTask) (uftraceScan, error) {
+func scanUftraceThread(u *uftraceRec, t uftrace.Task) (uftraceScan, error) {
 	var s uftraceScan
 	rd, err := u.data.OpenRecords(t.TID)
 	if err != nil {
 		return s, err
 	}
 	defer rd.Close()
-	seen := map[uftraceAddrKey]bool{}
+	seen := map[addrKey]bool{}
 	for {
 		at := rd.Offset()
 		rec, err := rd.Next()
@@ -359,12 +257,12 @@ func scanUftraceThread(u *uftraceRec, t UftraceTask) (uftraceScan, error) {
 			return s, err
 		}
 		switch rec.Kind {
-		case UftraceLost:
+		case uftrace.Lost:
 			s.lost += rec.Addr
 			continue
-		case UftraceEvent:
+		case uftrace.Event:
 			continue
-		case UftraceEntry:
+		case uftrace.Entry:
 			k := u.key(t.PID, rec)
 			if !seen[k] {
 				seen[k] = true
@@ -379,7 +277,7 @@ func scanUftraceThread(u *uftraceRec, t UftraceTask) (uftraceScan, error) {
 // uftraceSource streams one thread's records as symbols.
 type uftraceSource struct {
 	rec  *uftraceRec
-	task UftraceTask
+	task uftrace.Task
 	path string
 }
 
@@ -393,7 +291,7 @@ func (s *uftraceSource) open(maxEvents uint64) (symbolReader, error) {
 
 type uftraceSymbols struct {
 	src *uftraceSource
-	rd  *UftraceRecords
+	rd  *uftrace.Records
 	max uint64
 	n   uint64
 }
@@ -408,12 +306,12 @@ func (u *uftraceSymbols) Read(out []trace.Symbol) (int, error) {
 		}
 		var sym trace.Symbol
 		switch rec.Kind {
-		case UftraceLost, UftraceEvent:
+		case uftrace.Lost, uftrace.Event:
 			continue
-		case UftraceEntry:
+		case uftrace.Entry:
 			s, ok := u.src.rec.syms[u.src.rec.key(u.src.task.PID, rec)]
 			if !ok {
-				return i, &UftraceError{u.src.path, at, 0, "a function entry not seen when the run was opened: the recording changed while it was read (read it again once uftrace has finished)"}
+				return i, &uftrace.Error{File: u.src.path, Offset: at, Reason: "a function entry not seen when the run was opened: the recording changed while it was read (read it again once uftrace has finished)"}
 			}
 			sym = s
 		}
@@ -443,7 +341,7 @@ func uftraceManifest(procs []*uftraceProc, threads map[*uftraceProc][]Thread) *M
 		Backend: "uftrace", Images: images, Command: first.Command(),
 	}
 	for _, up := range procs {
-		rk := up.rec.data.RankEntry(up.proc.Index, up.pid)
+		rk := uftraceRankEntry(up.rec.data, up.proc.Index, up.pid)
 		rk.Threads = threads[up]
 		if up.pid != up.rec.data.Processes()[0] {
 			rk.Note = "forked by the traced program; uftrace does not record how a forked process ended"
@@ -464,64 +362,19 @@ func uftraceManifest(procs []*uftraceProc, threads map[*uftraceProc][]Thread) *M
 	return m
 }
 
-// Command recovers the traced program and its arguments from the uftrace
-// command line saved in the recording.
-func (d *UftraceData) Command() []string {
-	exe := d.Info["exename"]
-	fs := strings.Fields(d.Info["cmdline"])
-	for i, f := range fs {
-		if i > 0 && (f == exe || filepath.Base(f) == filepath.Base(exe) && !strings.HasPrefix(f, "-")) {
-			return append([]string{exe}, fs[i+1:]...)
-		}
-	}
-	if exe != "" {
-		return []string{exe}
-	}
-	return fs
-}
-
-// AllImages tells whether the recording also traced calls inside libraries
-// (uftrace record --nest-libcall or -l).
-func (d *UftraceData) AllImages() bool {
-	cl := " " + d.Info["cmdline"] + " "
-	return strings.Contains(cl, " --nest-libcall ") || strings.Contains(cl, " -l ")
-}
-
-// RankEntry describes process pid of the recording as a manifest entry for
-// the given rank: host, start and end, and, for the traced program itself,
-// how it ended (uftrace saves its wait status). Threads are left empty.
-func (d *UftraceData) RankEntry(rank, pid int) Rank {
-	r := Rank{Rank: rank, Host: d.Info["osinfo:hostname"], PID: pid, Threads: []Thread{}}
-	if t, err := time.ParseInLocation(time.ANSIC, strings.TrimSpace(d.Info["record_date"]), time.Local); err == nil {
-		r.Start = t
-		if sec, err := strconv.ParseFloat(strings.Fields(d.Info["elapsed_time"] + " x")[0], 64); err == nil {
-			r.End = t.Add(time.Duration(sec * float64(time.Second)))
-		}
-	}
-	ps := d.Processes()
-	if st, err := strconv.Atoi(strings.TrimSpace(d.Info["exit_status"])); err == nil && st >= 0 && len(ps) > 0 && pid == ps[0] {
-		if sig := st & 0x7f; sig != 0 {
-			r.Signal = SignalName(syscall.Signal(sig))
-		} else {
-			r.Exited = true
-			r.ExitStatus = st >> 8
-		}
+// uftraceRankEntry describes process pid of a recording as a manifest
+// entry for the given rank: host, start and end, and, for the traced
+// program itself, how it ended (uftrace saves its wait status). Threads
+// are left empty.
+func uftraceRankEntry(d *uftrace.Data, rank, pid int) Rank {
+	p := d.Process(pid)
+	r := Rank{Rank: rank, Host: p.Host, PID: pid, Threads: []Thread{}, Start: p.Start, End: p.End}
+	switch {
+	case p.Ended && p.Signal != 0:
+		r.Signal = rundir.SignalName(p.Signal)
+	case p.Ended:
+		r.Exited = true
+		r.ExitStatus = p.ExitStatus
 	}
 	return r
-}
-
-// SignalName names a signal as the manifest records it ("SIGTERM").
-func SignalName(s syscall.Signal) string {
-	names := map[syscall.Signal]string{
-		syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
-		syscall.SIGILL: "SIGILL", syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT",
-		syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL",
-		syscall.SIGUSR1: "SIGUSR1", syscall.SIGSEGV: "SIGSEGV", syscall.SIGUSR2: "SIGUSR2",
-		syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM",
-		syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ", syscall.SIGSYS: "SIGSYS",
-	}
-	if n, ok := names[s]; ok {
-		return n
-	}
-	return "signal " + strconv.Itoa(int(s))
 }

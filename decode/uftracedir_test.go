@@ -15,6 +15,8 @@ import (
 
 	"github.com/difftrace/difftrace/internal/testenv"
 	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/uftrace"
+	"github.com/difftrace/difftrace/uftrace/uftracetest"
 )
 
 // A program with two threads created one after the other (so creation order
@@ -133,7 +135,7 @@ func TestOpenUftraceRecorded(t *testing.T) {
 				t.Fatalf("traces %v, want %v (the program's main thread and two threads, then the forked child)", run.Traces(), want)
 			}
 			// Each trace holds what uftrace replays for its thread.
-			data, err := OpenUftrace(dir)
+			data, err := uftrace.Open(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +225,7 @@ func TestOpenUftraceRecorded(t *testing.T) {
 // become Return, lost markers and events vanish, damage is noted.
 func TestOpenUftraceSynthetic(t *testing.T) {
 	dir := t.TempDir()
-	writeSynthetic(t, dir)
+	uftracetest.Write(t, dir)
 	run, got := load(t, dir, Options{Workers: 1})
 	want := map[trace.ID][]string{
 		{Proc: 0, Thread: 0}: {"main", "memcpy", "ret", "work", "helper", "ret", "dl_thing", "0xdead"},
@@ -238,7 +240,7 @@ func TestOpenUftraceSynthetic(t *testing.T) {
 		t.Errorf("traces %v", run.Traces())
 	}
 	notes := strings.Join(run.Notes, "\n")
-	for _, w := range []string{"trace 0.0: uftrace lost 3 records", fmt.Sprintf("trace 0.1: %s ends inside a record at byte 32", filepath.Join(dir, fmt.Sprint(synPID+7)+".dat"))} {
+	for _, w := range []string{"trace 0.0: uftrace lost 3 records", fmt.Sprintf("trace 0.1: %s ends inside a record at byte 32", filepath.Join(dir, fmt.Sprint(uftracetest.PID+7)+".dat"))} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes lack %q:\n%s", w, notes)
 		}
@@ -283,7 +285,7 @@ func TestOpenUftraceSynthetic(t *testing.T) {
 // TestOpenUftraceBroken checks that a damaged recording is refused with the
 // file, where, and what to do.
 func TestOpenUftraceBroken(t *testing.T) {
-	dat := fmt.Sprint(synPID) + ".dat"
+	dat := fmt.Sprint(uftracetest.PID) + ".dat"
 	for _, c := range []struct {
 		name string
 		edit func(dir string)
@@ -304,12 +306,12 @@ func TestOpenUftraceBroken(t *testing.T) {
 			os.Mkdir(filepath.Join(d, dat), 0o755)
 		}, []string{dat + ": cannot read: is a directory"}},
 		{"arguments", func(d string) {
-			os.WriteFile(filepath.Join(d, dat), synRecord(1, UftraceEntry, true, 0, synBase+0x1135), 0o644)
+			os.WriteFile(filepath.Join(d, dat), uftracetest.Record(1, uftrace.Entry, true, 0, uftracetest.Base+0x1135), 0o644)
 		}, []string{"arguments", "record without them"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeSynthetic(t, dir)
+			uftracetest.Write(t, dir)
 			c.edit(dir)
 			_, err := Open(dir, trace.NewTable(), Options{})
 			if err == nil {
@@ -338,14 +340,14 @@ func TestOpenUftraceBroken(t *testing.T) {
 // back exactly the events its opening counted.
 func FuzzUftraceRun(f *testing.F) {
 	f.Add([]byte{})
-	f.Add(synRecord(1, UftraceEntry, false, 0, synBase+0x1135))
-	f.Add(append(synRecord(1, UftraceEntry, false, 0, synBase+0x1135), synRecord(2, UftraceExit, false, 0, synBase+0x1135)...))
-	f.Add(append(synRecord(3, UftraceEvent, true, 0, 7), 3, 0, 'a', 'b', 'c', 0, 0, 0))
-	f.Add(synRecord(4, UftraceLost, false, 0, 9))
+	f.Add(uftracetest.Record(1, uftrace.Entry, false, 0, uftracetest.Base+0x1135))
+	f.Add(append(uftracetest.Record(1, uftrace.Entry, false, 0, uftracetest.Base+0x1135), uftracetest.Record(2, uftrace.Exit, false, 0, uftracetest.Base+0x1135)...))
+	f.Add(append(uftracetest.Record(3, uftrace.Event, true, 0, 7), 3, 0, 'a', 'b', 'c', 0, 0, 0))
+	f.Add(uftracetest.Record(4, uftrace.Lost, false, 0, 9))
 	f.Add(make([]byte, 40))
 	dir := f.TempDir()
-	writeSynthetic(f, dir)
-	dat := filepath.Join(dir, fmt.Sprint(synPID)+".dat")
+	uftracetest.Write(f, dir)
+	dat := filepath.Join(dir, fmt.Sprint(uftracetest.PID)+".dat")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if err := os.WriteFile(dat, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -379,7 +381,7 @@ func FuzzUftraceRun(f *testing.F) {
 func BenchmarkUftraceRun(b *testing.B) {
 	dir := b.TempDir()
 	const n = 1 << 20
-	size := writeSyntheticLong(b, dir, n)
+	size := uftracetest.WriteLong(b, dir, n)
 	b.SetBytes(size)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/difftrace/difftrace/parlot"
-
-	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/elfsym"
 	"github.com/difftrace/difftrace/internal/atomicfile"
+	"github.com/difftrace/difftrace/parlot"
 	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/uftrace"
 )
 
 // ConvertOptions says where the ParLOT files of one process go.
@@ -56,8 +56,8 @@ type ConvertResult struct {
 
 // threadPlan is what pass 1 learns about a thread.
 type threadPlan struct {
-	task  decode.UftraceTask
-	stats decode.UftraceThreadStats
+	task  uftrace.Task
+	stats uftrace.ThreadStats
 	extra []trace.Name // calls appended from the stack snapshot
 }
 
@@ -68,7 +68,7 @@ type threadPlan struct {
 // first. Function IDs are given per process in order of first appearance,
 // grouped by image. Files are written under temporary names and renamed
 // into place.
-func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResult, error) {
+func ConvertUftrace(data *uftrace.Data, opt ConvertOptions) (*ConvertResult, error) {
 	pid := opt.PID
 	if pid == 0 {
 		pid = data.Processes()[0]
@@ -84,7 +84,7 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 	seen := map[trace.Name]bool{}
 	note := func(n trace.Name) { order = appendNew(order, seen, n) }
 	for _, p := range plans {
-		st, err := data.ReadCalls(p.task, func(c decode.UftraceCall) error {
+		st, err := data.ReadCalls(p.task, func(c uftrace.Call) error {
 			if !c.Exit {
 				note(c.Name)
 			}
@@ -108,7 +108,7 @@ func ConvertUftrace(data *decode.UftraceData, opt ConvertOptions) (*ConvertResul
 	err := writeProcess(data, pid, opt, plans, order, res, func(p *threadPlan, ids map[trace.Name]uint16, pw *parlot.Writer) error {
 		buf := make([]uint16, 0, 4096)
 		byAddr := map[uint64]uint16{}
-		_, err := data.ReadCalls(p.task, func(c decode.UftraceCall) error {
+		_, err := data.ReadCalls(p.task, func(c uftrace.Call) error {
 			v := uint16(0)
 			if !c.Exit {
 				var ok bool
@@ -149,7 +149,7 @@ func appendNew(order []trace.Name, seen map[trace.Name]bool, n trace.Name) []tra
 // calls a stack snapshot adds at their ends (appended to order, the names
 // in order of first appearance), and notes on records uftrace lost or cut
 // short.
-func finishPlans(data *decode.UftraceData, pid int, opt ConvertOptions, plans []*threadPlan, res *ConvertResult, order []trace.Name) []trace.Name {
+func finishPlans(data *uftrace.Data, pid int, opt ConvertOptions, plans []*threadPlan, res *ConvertResult, order []trace.Name) []trace.Name {
 	if opt.Snapshot != nil {
 		addSnapshotFrames(data, pid, opt, plans, res)
 		seen := map[trace.Name]bool{}
@@ -186,7 +186,7 @@ func finishPlans(data *decode.UftraceData, pid int, opt ConvertOptions, plans []
 // verbatim, if not nil, may name for a thread a file that already holds its
 // trace with these IDs, compressed (and how many values it holds): the file
 // is then copied as it is, unless calls are to be appended.
-func writeProcess(data *decode.UftraceData, pid int, opt ConvertOptions, plans []*threadPlan, order []trace.Name, res *ConvertResult,
+func writeProcess(data *uftrace.Data, pid int, opt ConvertOptions, plans []*threadPlan, order []trace.Name, res *ConvertResult,
 	fill func(p *threadPlan, ids map[trace.Name]uint16, pw *parlot.Writer) error,
 	verbatim func(p *threadPlan, ids map[trace.Name]uint16) (path string, values uint64, ok bool)) error {
 	prog := data.Program(pid, ^uint64(0))
@@ -282,7 +282,7 @@ func writeProcess(data *decode.UftraceData, pid int, opt ConvertOptions, plans [
 // addSnapshotFrames decides, for each thread of the snapshot that was
 // inside a traced call, whether that call's entry is missing from the
 // recording, and plans to append it.
-func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, plans []*threadPlan, res *ConvertResult) {
+func addSnapshotFrames(data *uftrace.Data, pid int, opt ConvertOptions, plans []*threadPlan, res *ConvertResult) {
 	sn := opt.Snapshot
 	byTID := map[int]*threadPlan{}
 	for _, p := range plans {
@@ -308,7 +308,7 @@ func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, pl
 		}
 		name, ok := snapshotName(data, pid, opt.MainImage, opt.AllImages, f, plt)
 		if !ok {
-			if names, err := decode.ELFFunctionNames(f.Module, f.Vaddr); err == nil && len(names) > 0 {
+			if names, err := elfsym.FunctionNames(f.Module, f.Vaddr); err == nil && len(names) > 0 {
 				unnamed = append(unnamed, fmt.Sprintf("thread %d was inside %s (%s), reached through a call the recording does not name", p.task.Thread, names[0], filepath.Base(f.Module)))
 			}
 			continue
@@ -367,7 +367,7 @@ func addSnapshotFrames(data *decode.UftraceData, pid int, opt ConvertOptions, pl
 // one it called. Frames reached through indirect calls (virtual functions,
 // pointers) or that the unwinder could not follow are left out, so the
 // chain may skip calls but never misorders them.
-func callChain(data *decode.UftraceData, pid int, mainImage string, frames []Frame) []trace.Name {
+func callChain(data *uftrace.Data, pid int, mainImage string, frames []Frame) []trace.Name {
 	if mainImage == "" {
 		if imgs := data.ImagePaths(pid); len(imgs) > 0 {
 			mainImage = imgs[0]
@@ -401,7 +401,7 @@ func callChain(data *decode.UftraceData, pid int, mainImage string, frames []Fra
 // function of the main image by its symbol, a library function by the name
 // the calling image's procedure linkage table gives it (MPI_Recv, not its
 // alias PMPI_Recv), attributed to that calling image.
-func snapshotName(data *decode.UftraceData, pid int, mainImage string, allImages bool, f Frame, plt map[string][]string) (trace.Name, bool) {
+func snapshotName(data *uftrace.Data, pid int, mainImage string, allImages bool, f Frame, plt map[string][]string) (trace.Name, bool) {
 	pc := f.PC
 	if f.Call {
 		pc--
@@ -414,7 +414,7 @@ func snapshotName(data *decode.UftraceData, pid int, mainImage string, allImages
 		n := data.Resolve(pid, ^uint64(0), pc)
 		return n, !strings.HasPrefix(n.Func, "0x")
 	}
-	names, err := decode.ELFFunctionNames(f.Module, f.Vaddr)
+	names, err := elfsym.FunctionNames(f.Module, f.Vaddr)
 	if err != nil {
 		return trace.Name{}, false
 	}

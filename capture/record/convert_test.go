@@ -9,10 +9,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/difftrace/difftrace/parlot"
-
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/parlot"
 	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/uftrace"
 )
 
 // threadsSrc is a small pthread program: nested and recursive calls of its
@@ -56,7 +56,7 @@ func recordThreads(t *testing.T) (string, string) {
 // replay shows.
 func TestConvertMatchesReplay(t *testing.T) {
 	dataDir, _ := recordThreads(t)
-	data, err := decode.OpenUftrace(dataDir)
+	data, err := uftrace.Open(dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestConvertMatchesReplay(t *testing.T) {
 func TestConvertWithoutSymFiles(t *testing.T) {
 	dataDir, _ := recordThreads(t)
 	conv := func(dir string) map[int][]string {
-		data, err := decode.OpenUftrace(dataDir)
+		data, err := uftrace.Open(dataDir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func TestConvertDiskFull(t *testing.T) {
 	}
 	// Fill most of the space first, as other ranks would have.
 	os.WriteFile(filepath.Join(dir, "ballast"), make([]byte, 6<<10), 0o644)
-	data, err := decode.OpenUftrace(dataDir)
+	data, err := uftrace.Open(dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/rundir"
+	"github.com/difftrace/difftrace/uftrace"
 )
 
 // ConvertDirsOptions configure the conversion of existing uftrace
@@ -36,10 +36,10 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*rundir.Manifest
 	if opt.Prefix == "" {
 		opt.Prefix = rundir.DefaultPrefix
 	}
-	var datas []*decode.UftraceData
+	var datas []*uftrace.Data
 	var abs []string
 	for _, d := range dirs {
-		data, err := decode.OpenUftrace(d)
+		data, err := uftrace.Open(d)
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +69,7 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*rundir.Manifest
 			pids = pids[:min(1, len(pids))]
 		}
 		for _, pid := range pids {
-			r := data.RankEntry(rank, pid)
+			r := rankEntry(data, rank, pid)
 			if !claimed {
 				if err := claimRunDir(opt.Out, tmpl, r, opt.Force); err != nil {
 					return nil, err
@@ -101,7 +101,7 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*rundir.Manifest
 func UftraceRecordings(paths []string, numbered bool) (dirs []string, ranks []int, byName bool, err error) {
 	dirs = paths
 	if len(paths) == 1 {
-		subs, rs, ok, err := decode.UftraceRankDirs(paths[0])
+		subs, rs, ok, err := uftrace.RankDirs(paths[0])
 		if err != nil {
 			return nil, nil, false, err
 		}
@@ -113,9 +113,25 @@ func UftraceRecordings(paths []string, numbered bool) (dirs []string, ranks []in
 		}
 	}
 	if ranks == nil && numbered && len(dirs) > 1 {
-		if rs, ok := decode.UftraceDirRanks(dirs); ok {
+		if rs, ok := uftrace.DirRanks(dirs); ok {
 			ranks = rs
 		}
 	}
 	return dirs, ranks, byName, nil
+}
+
+// rankEntry describes process pid of a recording as the run.json entry of
+// the given rank: what the recording says of its host, start and end, and
+// how it ended. Threads are left empty.
+func rankEntry(data *uftrace.Data, rank, pid int) rundir.Rank {
+	p := data.Process(pid)
+	r := rundir.Rank{Rank: rank, Host: p.Host, PID: pid, Threads: []rundir.Thread{}, Start: p.Start, End: p.End}
+	switch {
+	case p.Ended && p.Signal != 0:
+		r.Signal = rundir.SignalName(p.Signal)
+	case p.Ended:
+		r.Exited = true
+		r.ExitStatus = p.ExitStatus
+	}
+	return r
 }

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/rundir"
+	"github.com/difftrace/difftrace/symname"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -74,7 +74,7 @@ func selectCalls(prog, spec string) (*selection, error) {
 			continue
 		}
 		called = append(called, sym.Name)
-		if f.KeepName(decode.Written("", sym.Name)) {
+		if f.KeepName(symname.Written("", sym.Name)) {
 			s.lib = append(s.lib, sym.Name)
 		}
 	}
@@ -83,7 +83,7 @@ func selectCalls(prog, spec string) (*selection, error) {
 		if elf.ST_TYPE(sym.Info) != elf.STT_FUNC || sym.Section == elf.SHN_UNDEF || sym.Name == "" {
 			continue
 		}
-		if f.KeepName(decode.Written(trace.Program, sym.Name)) {
+		if f.KeepName(symname.Written(trace.Program, sym.Name)) {
 			s.own = append(s.own, sym.Name)
 		}
 	}
@@ -120,7 +120,7 @@ func listSome(names []string, n int) string {
 // keeps says whether the selection recorded calls of the function n (a
 // name as the recording gives it); a nil selection recorded every call.
 func (s *selection) keeps(n trace.Name) bool {
-	return s == nil || s.keep.KeepName(decode.Written(n.Image, n.Symbol()))
+	return s == nil || s.keep.KeepName(symname.Written(n.Image, n.Symbol()))
 }
 
 // recorded describes the selection for run.json.
@@ -130,7 +130,7 @@ func (s *selection) recorded() *rundir.Recorded {
 	}
 	var calls []string
 	for _, n := range append(slices.Clone(s.lib), s.own...) {
-		calls = append(calls, decode.Written("", n).Func)
+		calls = append(calls, symname.Written("", n).Func)
 	}
 	return &rundir.Recorded{Filter: s.spec, Calls: calls, Stack: []string{}}
 }

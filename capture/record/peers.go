@@ -17,9 +17,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/private"
 	"github.com/difftrace/difftrace/rundir"
+	"github.com/difftrace/difftrace/symname"
 )
 
 // The peers library (peerslib/peers.c) wraps the blocking and request-making calls
@@ -333,7 +333,7 @@ func parseWaiting(s string) *rundir.Waiting {
 		return nil
 	}
 	// Calls are named as the traces name them (mpi_recv_ reads mpi_recv).
-	w := &rundir.Waiting{Call: decode.Written("", call).Func, Peers: []int{}}
+	w := &rundir.Waiting{Call: symname.Written("", call).Func, Peers: []int{}}
 	switch {
 	case rest == "world":
 		w.Collective, w.World = true, true

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/capture"
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/rundir"
 	"golang.org/x/sys/unix"
 )
@@ -465,7 +464,7 @@ func Run(opt Options) (int, error) {
 	case s := <-sigs:
 		why = s.String()
 		if sig, ok := s.(syscall.Signal); ok {
-			why = decode.SignalName(sig)
+			why = rundir.SignalName(sig)
 			got = sig
 		}
 		if why != "SIGINT" && !deadline.IsZero() && !time.Now().Before(deadline) {
@@ -517,7 +516,7 @@ func Run(opt Options) (int, error) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
 		switch {
 		case ws.Signaled():
-			r.Signal = decode.SignalName(ws.Signal())
+			r.Signal = rundir.SignalName(ws.Signal())
 			code = 128 + int(ws.Signal())
 		default:
 			r.Exited = true

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/elfsym"
+	"github.com/difftrace/difftrace/uftrace"
 )
 
 // euStackHung is eu-stack -m -b -a output for a rank of the dlBug run,
@@ -48,7 +49,7 @@ func TestParseEuStack(t *testing.T) {
 	}
 	// The trampoline test reads the recorder library's code: only with the
 	// very build of libmcount this output came from (Debian 12's uftrace).
-	if lm, err := elf.Open(th[11440][3].Module); err == nil && decode.ELFBuildID(lm) == "13b97513a6e62871c1d8ba51b092a084b2407989" {
+	if lm, err := elf.Open(th[11440][3].Module); err == nil && elfsym.BuildID(lm) == "13b97513a6e62871c1d8ba51b092a084b2407989" {
 		in, ok := InnermostTraced(th[11440])
 		if !ok || in != f {
 			t.Errorf("innermost traced frame = %+v, %v; want the PMPI_Recv frame", in, ok)
@@ -118,7 +119,7 @@ int main(void) { wait_forever(); return 0; }
 	}
 	syscall.Kill(pid, syscall.SIGTERM)
 	cmd.Wait() // uftrace writes out its data once the program is gone
-	ud, err := decode.OpenUftrace(data)
+	ud, err := uftrace.Open(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,6 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/parlot"
-
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/trace"
 	"github.com/difftrace/difftrace/uftrace"
 )
@@ -533,7 +531,7 @@ func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := decode.OpenUftraceFS(s.files, "the recording uftrace sent")
+	data, err := uftrace.OpenFS(s.files, "the recording uftrace sent")
 	if err != nil {
 		if !ended {
 			return nil, fmt.Errorf("uftrace's recorder ended before it sent the recording's symbol tables (%v): the calls recorded cannot be named", err)
@@ -556,7 +554,7 @@ func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
 	}
 	slices.Sort(strays)
 	for _, tid := range strays {
-		plans = append(plans, &threadPlan{task: decode.UftraceTask{PID: pid, TID: tid, Thread: len(plans)}})
+		plans = append(plans, &threadPlan{task: uftrace.Task{PID: pid, TID: tid, Thread: len(plans)}})
 		res.Notes = append(res.Notes, fmt.Sprintf("thread %d (tid %d) is not in uftrace's task list; numbered after the others", len(plans)-1, tid))
 	}
 
@@ -574,7 +572,7 @@ func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
 		for _, id := range t.first {
 			note(name(t, id))
 		}
-		p.stats = decode.UftraceThreadStats{Calls: t.calls(), Lost: t.lost, LastTime: t.last, Truncated: len(t.rest) > 0}
+		p.stats = uftrace.ThreadStats{Calls: t.calls(), Lost: t.lost, LastTime: t.last, Truncated: len(t.rest) > 0}
 		for _, id := range t.openCalls() {
 			p.stats.Open = append(p.stats.Open, name(t, id))
 		}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/elfsym"
 )
 
 // tailCaller finds which of the functions names, defined in the ELF file at
@@ -39,7 +39,7 @@ func tailCaller(path string, names, callees []string) string {
 			targets[s.Value] = true
 		}
 	}
-	for _, e := range decode.ELFPLTEntries(f) {
+	for _, e := range elfsym.PLTEntries(f) {
 		if slices.Contains(callees, base(e.Name)) {
 			targets[e.Addr] = true
 		}

@@ -13,9 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/rundir"
+	"github.com/difftrace/difftrace/symname"
 	"github.com/difftrace/difftrace/trace"
+	"github.com/difftrace/difftrace/uftrace"
 )
 
 // uftraceBackend records with uftrace (Debian package uftrace): the
@@ -170,7 +171,7 @@ func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *S
 		}
 	} else {
 		removeShmem(sessionsIn(dataDir), tids, u.start)
-		data, err := decode.OpenUftrace(dataDir)
+		data, err := uftrace.Open(dataDir)
 		if err != nil {
 			log, _ := os.ReadFile(logFile)
 			return nil, fmt.Errorf("uftrace recorded nothing usable (%v)%s; its files are kept in %s", err, logMessages(log), work)
@@ -212,7 +213,7 @@ func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *S
 	}
 	f := &finished{threads: res.Threads, notes: res.Notes}
 	if res.In != (trace.Name{}) {
-		f.in = decode.Written(res.In.Image, res.In.Func).Brief()
+		f.in = symname.Written(res.In.Image, res.In.Func).Brief()
 	}
 	return f, nil
 }

@@ -1,4 +1,4 @@
-package decode
+package uftrace
 
 import (
 	"bufio"
@@ -13,14 +13,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difftrace/difftrace/internal/readerr"
 	"github.com/difftrace/difftrace/trace"
-	"github.com/difftrace/difftrace/uftrace"
 )
 
 // This file reads uftrace data directories (`uftrace record -d DIR`, data
 // format version 4 as uftrace 0.13 writes it), so that a recording made by
-// uftrace can become ParLOT traces (DESIGN.md: decode accepts uftrace data
-// directories). A directory holds:
+// uftrace can become ParLOT traces (decode reads them as runs, capture
+// converts them). A directory holds:
 //
 //	info                 a 40-byte binary header, then "key:value" text lines
 //	task.txt             one line per session (SESS), thread (TASK), fork
@@ -29,40 +29,24 @@ import (
 //	<image>.sym          the symbols of each image: "offset type name" lines
 //	<TID>.dat            the records of one thread, 16 bytes each
 //
-// The records' bit fields are package uftrace's, which capture's stream
-// receiver shares. uftrace writes a function's entry only when something
-// after it is recorded, so a thread killed inside a call that never
-// returned lacks that call's entry (capture adds it back from a stack
-// snapshot).
-
-// UftraceKind is the type of a uftrace record.
-type UftraceKind = uftrace.Kind
-
-// The record types of uftrace's data format.
-const (
-	UftraceEntry = uftrace.Entry
-	UftraceExit  = uftrace.Exit
-	UftraceLost  = uftrace.Lost
-	UftraceEvent = uftrace.Event
-)
+// uftrace writes a function's entry only when something after it is
+// recorded, so a thread killed inside a call that never returned lacks
+// that call's entry (capture adds it back from a stack snapshot).
 
 // pidMax bounds Linux thread ids; creation order is tid order modulo it.
 const pidMax = 1 << 22
 
-// UftraceRecord is one record of a thread's data file.
-type UftraceRecord = uftrace.Record
-
-// UftraceSession is one program run inside a recording: the first process,
+// Session is one program run inside a recording: the first process,
 // or a process that called exec.
-type UftraceSession struct {
+type Session struct {
 	SID  string
 	PID  int
 	Time uint64 // when the session started
 	Exe  string // the program's path
 }
 
-// UftraceTask is one traced thread.
-type UftraceTask struct {
+// Task is one traced thread.
+type Task struct {
 	PID, TID int
 	// Thread numbers the threads of a process: 0 is the first thread (the
 	// process's main thread), then creation order, which is thread-id order
@@ -71,9 +55,9 @@ type UftraceTask struct {
 	Time   uint64 // when uftrace first saw the thread (0 if unknown)
 }
 
-// UftraceData is an opened uftrace data directory. Its methods may be called
+// Data is an opened uftrace data directory. Its methods may be called
 // from one goroutine at a time.
-type UftraceData struct {
+type Data struct {
 	Dir      string // where the files are, as named in messages
 	fsys     fs.FS  // the files (Dir itself, or files held in memory)
 	Version  uint32
@@ -82,47 +66,48 @@ type UftraceData struct {
 	// exit_status, …); a repeated key keeps its last value, and grouped
 	// lines "osinfo:hostname=node01" are also under "osinfo:hostname".
 	Info     map[string]string
-	Sessions []UftraceSession // in task.txt order
+	Sessions []Session // in task.txt order
 	// Tasks lists every thread that has a TASK line or a data file, grouped
 	// by process (in order of the processes' first appearance), then by
 	// Thread.
-	Tasks []UftraceTask
+	Tasks []Task
 
 	forks   map[int]int // child pid → parent pid
-	dlopens []uftraceDlopen
-	maps    map[string][]uftraceMap // by session id
-	images  map[string]*uftraceImage
-	cache   map[uftraceAddrKey]trace.Name
+	dlopens []dlopen
+	maps    map[string][]mapping // by session id
+	images  map[string]*imageSyms
+	cache   map[addrKey]trace.Name
 }
 
-type uftraceDlopen struct {
+type dlopen struct {
 	time uint64
 	sid  string
 	base uint64
 	path string
 }
 
-type uftraceMap struct {
+type mapping struct {
 	start, end uint64
 	path       string
 	buildID    string
 }
 
-type uftraceAddrKey struct {
+type addrKey struct {
 	sid  string
 	addr uint64
 }
 
-// UftraceError reports a uftrace data directory that cannot be read: which
+// Error reports a uftrace data directory that cannot be read: which
 // file, where, and what was wrong.
-type UftraceError struct {
+type Error struct {
 	File   string
 	Offset int64 // byte offset, or -1 when the whole file is at fault
 	Line   int   // line number for text files (0 if not a line)
 	Reason string
+	Err    error // the cause, if any (errors.Is and errors.As see it)
 }
 
-func (e *UftraceError) Error() string {
+func (e *Error) Error() string {
 	where := ""
 	switch {
 	case e.Line > 0:
@@ -133,30 +118,32 @@ func (e *UftraceError) Error() string {
 	return fmt.Sprintf("%s%s: %s", e.File, where, e.Reason)
 }
 
-// OpenUftrace reads the metadata of a uftrace data directory: its header and
+func (e *Error) Unwrap() error { return e.Err }
+
+// Open reads the metadata of a uftrace data directory: its header and
 // info, sessions, threads and memory maps. Records and symbols are read on
 // demand.
-func OpenUftrace(dir string) (*UftraceData, error) {
+func Open(dir string) (*Data, error) {
 	if st, err := os.Stat(dir); err != nil {
-		return nil, readError(dir, err)
+		return nil, readerr.New(dir, err)
 	} else if !st.IsDir() {
-		return nil, fmt.Errorf("%s: not a directory (give the directory uftrace record wrote, uftrace.data by default)", dir)
+		return nil, &Error{dir, -1, 0, "not a directory (give the directory uftrace record wrote, uftrace.data by default)", nil}
 	}
-	return OpenUftraceFS(os.DirFS(dir), dir)
+	return OpenFS(os.DirFS(dir), dir)
 }
 
-// OpenUftraceFS is OpenUftrace for the files of a recording held in fsys,
+// OpenFS is Open for the files of a recording held in fsys,
 // such as those uftrace sends over its network protocol and capture keeps
 // in memory; dir names them in messages.
-func OpenUftraceFS(fsys fs.FS, dir string) (*UftraceData, error) {
-	d := &UftraceData{
+func OpenFS(fsys fs.FS, dir string) (*Data, error) {
+	d := &Data{
 		Dir:    dir,
 		fsys:   fsys,
 		Info:   map[string]string{},
 		forks:  map[int]int{},
-		maps:   map[string][]uftraceMap{},
-		images: map[string]*uftraceImage{},
-		cache:  map[uftraceAddrKey]trace.Name{},
+		maps:   map[string][]mapping{},
+		images: map[string]*imageSyms{},
+		cache:  map[addrKey]trace.Name{},
 	}
 	if err := d.readInfo(); err != nil {
 		return nil, err
@@ -175,29 +162,29 @@ func OpenUftraceFS(fsys fs.FS, dir string) (*UftraceData, error) {
 	return d, nil
 }
 
-func (d *UftraceData) readInfo() error {
+func (d *Data) readInfo() error {
 	path := filepath.Join(d.Dir, "info")
 	b, err := fs.ReadFile(d.fsys, "info")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%s: no info file: not a uftrace data directory, or uftrace was killed before it started writing; record the run again", d.Dir)
+			return &Error{d.Dir, -1, 0, "no info file: not a uftrace data directory, or uftrace was killed before it started writing; record the run again", err}
 		}
-		return readError(path, err)
+		return readerr.New(path, err)
 	}
-	if len(b) < uftrace.HeaderSize || string(b[:8]) != uftrace.Magic {
-		return &UftraceError{path, 0, 0, "not a uftrace info file (bad magic): the recording is damaged; record the run again"}
+	if len(b) < HeaderSize || string(b[:8]) != Magic {
+		return &Error{path, 0, 0, "not a uftrace info file (bad magic): the recording is damaged; record the run again", nil}
 	}
 	d.Version = binary.LittleEndian.Uint32(b[8:])
 	hsize := int(binary.LittleEndian.Uint16(b[12:]))
 	if b[14] != 1 || b[15] != 2 {
-		return &UftraceError{path, 14, 0, "only little-endian 64-bit recordings are supported (record on x86-64 or arm64)"}
+		return &Error{path, 14, 0, "only little-endian 64-bit recordings are supported (record on x86-64 or arm64)", nil}
 	}
 	if d.Version < 4 {
-		return &UftraceError{path, 8, 0, fmt.Sprintf("uftrace data format version %d is too old (need 4, uftrace 0.9 or newer)", d.Version)}
+		return &Error{path, 8, 0, fmt.Sprintf("uftrace data format version %d is too old (need 4, uftrace 0.9 or newer)", d.Version), nil}
 	}
 	d.Features = binary.LittleEndian.Uint64(b[16:])
-	if hsize < uftrace.HeaderSize || hsize > len(b) {
-		hsize = uftrace.HeaderSize
+	if hsize < HeaderSize || hsize > len(b) {
+		hsize = HeaderSize
 	}
 	for _, line := range strings.Split(string(b[hsize:]), "\n") {
 		k, v, ok := strings.Cut(line, ":")
@@ -240,8 +227,8 @@ func taskFields(line string) (string, map[string]string, bool) {
 	return kw, f, true
 }
 
-// parseUftraceTime reads "SEC.NSEC" into nanoseconds.
-func parseUftraceTime(s string) (uint64, bool) {
+// parseTime reads "SEC.NSEC" into nanoseconds.
+func parseTime(s string) (uint64, bool) {
 	sec, ns, _ := strings.Cut(s, ".")
 	a, err1 := strconv.ParseUint(sec, 10, 64)
 	if ns == "" {
@@ -254,21 +241,21 @@ func parseUftraceTime(s string) (uint64, bool) {
 	return a*1e9 + b, err1 == nil && err2 == nil
 }
 
-func (d *UftraceData) readTasks() error {
+func (d *Data) readTasks() error {
 	path := filepath.Join(d.Dir, "task.txt")
 	f, err := d.fsys.Open("task.txt")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%s: no task.txt: the recording is incomplete or was made by a uftrace older than 0.9", d.Dir)
+			return &Error{d.Dir, -1, 0, "no task.txt: the recording is incomplete or was made by a uftrace older than 0.9", err}
 		}
-		return readError(path, err)
+		return readerr.New(path, err)
 	}
 	defer f.Close()
 	type key struct{ pid, tid int }
 	seen := map[key]bool{}
 	var order []int // pids in first-appearance order
 	pidSeen := map[int]bool{}
-	dlSeen := map[uftraceDlopen]bool{}
+	dlSeen := map[dlopen]bool{}
 	addPID := func(pid int) {
 		if !pidSeen[pid] {
 			pidSeen[pid] = true
@@ -284,12 +271,12 @@ func (d *UftraceData) readTasks() error {
 		}
 		kw, fs, ok := taskFields(line)
 		bad := func(what string) error {
-			return &UftraceError{path, -1, n, fmt.Sprintf("malformed %s line: %s (the recording is damaged; record the run again)", kw, what)}
+			return &Error{path, -1, n, fmt.Sprintf("malformed %s line: %s (the recording is damaged; record the run again)", kw, what), nil}
 		}
 		if !ok {
 			return bad("unbalanced field")
 		}
-		t, okT := parseUftraceTime(fs["timestamp"])
+		t, okT := parseTime(fs["timestamp"])
 		num := func(k string) (int, bool) {
 			v, err := strconv.Atoi(fs[k])
 			return v, err == nil
@@ -300,7 +287,7 @@ func (d *UftraceData) readTasks() error {
 			if !ok || !okT || fs["sid"] == "" {
 				return bad("want timestamp, pid, sid and exename")
 			}
-			d.Sessions = append(d.Sessions, UftraceSession{SID: fs["sid"], PID: pid, Time: t, Exe: fs["exename"]})
+			d.Sessions = append(d.Sessions, Session{SID: fs["sid"], PID: pid, Time: t, Exe: fs["exename"]})
 			addPID(pid)
 		case "TASK":
 			pid, ok1 := num("pid")
@@ -310,7 +297,7 @@ func (d *UftraceData) readTasks() error {
 			}
 			if !seen[key{pid, tid}] {
 				seen[key{pid, tid}] = true
-				d.Tasks = append(d.Tasks, UftraceTask{PID: pid, TID: tid, Time: t})
+				d.Tasks = append(d.Tasks, Task{PID: pid, TID: tid, Time: t})
 			}
 			addPID(pid)
 		case "FORK":
@@ -326,7 +313,7 @@ func (d *UftraceData) readTasks() error {
 			if err != nil || !okT || fs["libname"] == "" {
 				return bad("want timestamp, base and libname")
 			}
-			dl := uftraceDlopen{time: t, sid: fs["sid"], base: base, path: fs["libname"]}
+			dl := dlopen{time: t, sid: fs["sid"], base: base, path: fs["libname"]}
 			// uftrace 0.13 repeats every earlier DLOP line at each dlopen.
 			if !dlSeen[dl] {
 				dlSeen[dl] = true
@@ -339,10 +326,10 @@ func (d *UftraceData) readTasks() error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return readError(path, err)
+		return readerr.New(path, err)
 	}
 	if len(d.Sessions) == 0 {
-		return &UftraceError{path, -1, 0, "no session (SESS line): the recording is empty or incomplete; record the run again"}
+		return &Error{path, -1, 0, "no session (SESS line): the recording is empty or incomplete; record the run again", nil}
 	}
 	// Threads that wrote data but have no TASK line (uftrace killed early).
 	dats, _ := fs.Glob(d.fsys, "*.dat")
@@ -363,14 +350,14 @@ func (d *UftraceData) readTasks() error {
 			if _, ok := pidSeen[tid]; ok {
 				pid = tid
 			}
-			d.Tasks = append(d.Tasks, UftraceTask{PID: pid, TID: tid})
+			d.Tasks = append(d.Tasks, Task{PID: pid, TID: tid})
 		}
 	}
 	rank := map[int]int{}
 	for i, p := range order {
 		rank[p] = i
 	}
-	slices.SortStableFunc(d.Tasks, func(a, b UftraceTask) int {
+	slices.SortStableFunc(d.Tasks, func(a, b Task) int {
 		if a.PID != b.PID {
 			return rank[a.PID] - rank[b.PID]
 		}
@@ -388,7 +375,7 @@ func (d *UftraceData) readTasks() error {
 	return nil
 }
 
-func (d *UftraceData) readMap(sid string) error {
+func (d *Data) readMap(sid string) error {
 	path := filepath.Join(d.Dir, "sid-"+sid+".map")
 	f, err := d.fsys.Open("sid-" + sid + ".map")
 	if err != nil {
@@ -396,10 +383,10 @@ func (d *UftraceData) readMap(sid string) error {
 			d.maps[sid] = nil // symbols of this session cannot be resolved
 			return nil
 		}
-		return readError(path, err)
+		return readerr.New(path, err)
 	}
 	defer f.Close()
-	var ms []uftraceMap
+	var ms []mapping
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -411,12 +398,12 @@ func (d *UftraceData) readMap(sid string) error {
 		start, err1 := strconv.ParseUint(lo, 16, 64)
 		end, err2 := strconv.ParseUint(hi, 16, 64)
 		if !ok || err1 != nil || err2 != nil {
-			return &UftraceError{path, -1, n, "malformed address range " + fs[0] + " (the recording is damaged; record the run again)"}
+			return &Error{path, -1, n, "malformed address range " + fs[0] + " (the recording is damaged; record the run again)", nil}
 		}
 		if len(fs[1]) < 3 || fs[1][2] != 'x' || !strings.HasPrefix(fs[5], "/") {
 			continue
 		}
-		m := uftraceMap{start: start, end: end, path: fs[5]}
+		m := mapping{start: start, end: end, path: fs[5]}
 		for _, x := range fs[6:] {
 			if id, ok := strings.CutPrefix(x, "build-id:"); ok {
 				m.buildID = id
@@ -436,7 +423,7 @@ func (d *UftraceData) readMap(sid string) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return readError(path, err)
+		return readerr.New(path, err)
 	}
 	d.maps[sid] = ms
 	return nil
@@ -444,7 +431,7 @@ func (d *UftraceData) readMap(sid string) error {
 
 // Processes returns the pids of the traced processes in order of first
 // appearance (the traced program first, then its forked children).
-func (d *UftraceData) Processes() []int {
+func (d *Data) Processes() []int {
 	var ps []int
 	for _, t := range d.Tasks {
 		if len(ps) == 0 || ps[len(ps)-1] != t.PID {
@@ -458,8 +445,8 @@ func (d *UftraceData) Processes() []int {
 }
 
 // Threads returns the traced threads of process pid, by Thread.
-func (d *UftraceData) Threads(pid int) []UftraceTask {
-	var ts []UftraceTask
+func (d *Data) Threads(pid int) []Task {
+	var ts []Task
 	for _, t := range d.Tasks {
 		if t.PID == pid {
 			ts = append(ts, t)
@@ -471,9 +458,9 @@ func (d *UftraceData) Threads(pid int) []UftraceTask {
 // session returns the session a process was running at time t: its own
 // latest session started by then, else its parent's (a fork keeps the
 // parent's program until it calls exec).
-func (d *UftraceData) session(pid int, t uint64) *UftraceSession {
+func (d *Data) session(pid int, t uint64) *Session {
 	for hops := 0; hops < 64; hops++ {
-		var best *UftraceSession
+		var best *Session
 		for i := range d.Sessions {
 			s := &d.Sessions[i]
 			if s.PID == pid && (best == nil || s.Time <= t && s.Time >= best.Time) {
@@ -492,13 +479,13 @@ func (d *UftraceData) session(pid int, t uint64) *UftraceSession {
 	return &d.Sessions[0]
 }
 
-// UftraceRecords reads the records of one thread's data file in order.
-type UftraceRecords struct {
+// Records reads the records of one thread's data file in order.
+type Records struct {
 	f    fs.File
 	br   *bufio.Reader
 	name string
 	off  int64
-	buf  [uftrace.RecordSize]byte
+	buf  [RecordSize]byte
 	// Truncated is set when the file ended inside a record (a recording cut
 	// short by a full disk or a killed recorder); the records before it are
 	// all returned.
@@ -507,59 +494,59 @@ type UftraceRecords struct {
 
 // OpenRecords opens the data file of thread tid. A thread without a data
 // file (it recorded nothing) reads as empty.
-func (d *UftraceData) OpenRecords(tid int) (*UftraceRecords, error) {
-	if d.Features&(uftrace.FeatArgument|uftrace.FeatRetval) != 0 && d.Info["argspec"] != "" {
-		return nil, fmt.Errorf("%s: recorded with function arguments or return values (uftrace -A/-R/-a), which difftrace does not read; record without them", d.Dir)
+func (d *Data) OpenRecords(tid int) (*Records, error) {
+	if d.Features&(FeatArgument|FeatRetval) != 0 && d.Info["argspec"] != "" {
+		return nil, &Error{d.Dir, -1, 0, "recorded with function arguments or return values (uftrace -A/-R/-a), which difftrace does not read; record without them", nil}
 	}
 	name := filepath.Join(d.Dir, strconv.Itoa(tid)+".dat")
 	f, err := d.fsys.Open(strconv.Itoa(tid) + ".dat")
 	if errors.Is(err, os.ErrNotExist) {
-		return &UftraceRecords{name: name}, nil
+		return &Records{name: name}, nil
 	}
 	if err != nil {
-		return nil, readError(name, err)
+		return nil, readerr.New(name, err)
 	}
-	return &UftraceRecords{f: f, br: bufio.NewReaderSize(f, 256<<10), name: name}, nil
+	return &Records{f: f, br: bufio.NewReaderSize(f, 256<<10), name: name}, nil
 }
 
 // Next returns the next record, io.EOF after the last one, or an
-// *UftraceError for a damaged file.
-func (r *UftraceRecords) Next() (UftraceRecord, error) {
+// *Error for a damaged file.
+func (r *Records) Next() (Record, error) {
 	if r.br == nil {
-		return UftraceRecord{}, io.EOF
+		return Record{}, io.EOF
 	}
 	n, err := io.ReadFull(r.br, r.buf[:])
 	if err == io.EOF {
-		return UftraceRecord{}, io.EOF
+		return Record{}, io.EOF
 	}
 	if err == io.ErrUnexpectedEOF {
 		r.Truncated = true
 		r.off += int64(n)
-		return UftraceRecord{}, io.EOF
+		return Record{}, io.EOF
 	}
 	if err != nil {
-		return UftraceRecord{}, readError(r.name, err)
+		return Record{}, readerr.New(r.name, err)
 	}
 	at := r.off
-	r.off += uftrace.RecordSize
-	rec, w := uftrace.Parse(r.buf[:])
+	r.off += RecordSize
+	rec, w := Parse(r.buf[:])
 	if !w.Valid() {
-		return rec, &UftraceError{r.name, at, 0, "bad record magic: the data file is damaged or not a uftrace v4 record; record the run again, or move this file out of the directory to read the other threads"}
+		return rec, &Error{r.name, at, 0, "bad record magic: the data file is damaged or not a uftrace v4 record; record the run again, or move this file out of the directory to read the other threads", nil}
 	}
 	if w.More() {
-		if rec.Kind != UftraceEvent {
-			return rec, &UftraceError{r.name, at, 0, "record carries function arguments (uftrace -A/-R/-a), which difftrace does not read; record without them"}
+		if rec.Kind != Event {
+			return rec, &Error{r.name, at, 0, "record carries function arguments (uftrace -A/-R/-a), which difftrace does not read; record without them", nil}
 		}
 		// Event payload: a 16-bit size, the data, padded to 8 bytes.
 		var sz [2]byte
 		if _, err := io.ReadFull(r.br, sz[:]); err != nil {
 			r.Truncated = true
-			return UftraceRecord{}, io.EOF
+			return Record{}, io.EOF
 		}
-		skip := int64(uftrace.PayloadSize(binary.LittleEndian.Uint16(sz[:])) - 2)
+		skip := int64(PayloadSize(binary.LittleEndian.Uint16(sz[:])) - 2)
 		if _, err := r.br.Discard(int(skip)); err != nil {
 			r.Truncated = true
-			return UftraceRecord{}, io.EOF
+			return Record{}, io.EOF
 		}
 		r.off += skip + 2
 	}
@@ -567,10 +554,10 @@ func (r *UftraceRecords) Next() (UftraceRecord, error) {
 }
 
 // Offset returns the byte offset of the next record.
-func (r *UftraceRecords) Offset() int64 { return r.off }
+func (r *Records) Offset() int64 { return r.off }
 
 // Close closes the data file.
-func (r *UftraceRecords) Close() error {
+func (r *Records) Close() error {
 	if r.f == nil {
 		return nil
 	}
@@ -583,9 +570,9 @@ func (r *UftraceRecords) Close() error {
 // belongs to the calling image, as uftrace reports it. An address no symbol
 // covers is named by its hexadecimal offset ("0x1a2b") in its image, or by
 // the bare address in image "?" when no image covers it.
-func (d *UftraceData) Resolve(pid int, t, addr uint64) trace.Name {
+func (d *Data) Resolve(pid int, t, addr uint64) trace.Name {
 	s := d.session(pid, t)
-	k := uftraceAddrKey{s.SID, addr}
+	k := addrKey{s.SID, addr}
 	if n, ok := d.cache[k]; ok {
 		return n
 	}
@@ -594,7 +581,7 @@ func (d *UftraceData) Resolve(pid int, t, addr uint64) trace.Name {
 	return n
 }
 
-func (d *UftraceData) resolve(s *UftraceSession, t, addr uint64) trace.Name {
+func (d *Data) resolve(s *Session, t, addr uint64) trace.Name {
 	for _, m := range d.maps[s.SID] {
 		if addr >= m.start && addr < m.end {
 			return d.image(m.path, m.buildID).name(m.path, addr-m.start)
@@ -602,7 +589,7 @@ func (d *UftraceData) resolve(s *UftraceSession, t, addr uint64) trace.Name {
 	}
 	// A library loaded with dlopen: the one with the highest base at or
 	// below addr among those loaded by then.
-	var best *uftraceDlopen
+	var best *dlopen
 	for i := range d.dlopens {
 		dl := &d.dlopens[i]
 		if dl.base <= addr && dl.time <= t && (dl.sid == "" || dl.sid == s.SID) &&
@@ -622,11 +609,11 @@ func (d *UftraceData) resolve(s *UftraceSession, t, addr uint64) trace.Name {
 // Image returns the symbols uftrace saved for the image at path, or, if it
 // saved none, those read from the image's ELF file (when it still exists
 // and has the recorded build id).
-func (d *UftraceData) image(path, buildID string) *uftraceImage {
+func (d *Data) image(path, buildID string) *imageSyms {
 	if img, ok := d.images[path]; ok {
 		return img
 	}
-	img, err := readUftraceSyms(d.fsys, filepath.Base(path)+".sym", filepath.Join(d.Dir, filepath.Base(path)+".sym"), path)
+	img, err := readSymFile(d.fsys, filepath.Base(path)+".sym", filepath.Join(d.Dir, filepath.Base(path)+".sym"), path)
 	if err != nil {
 		img = readELFSyms(path, buildID)
 	}
@@ -640,7 +627,7 @@ func (d *UftraceData) image(path, buildID string) *uftraceImage {
 // (a symbolic link resolved), or when uftrace did not name it, the first
 // image mapped in the session (executables load below their libraries).
 // "" if the recording knows neither.
-func (d *UftraceData) Program(pid int, t uint64) string {
+func (d *Data) Program(pid int, t uint64) string {
 	if len(d.Sessions) == 0 {
 		return ""
 	}
@@ -657,7 +644,7 @@ func (d *UftraceData) Program(pid int, t uint64) string {
 // PLTNames returns the names of the functions the images of process pid
 // call through their procedure linkage tables (the library calls uftrace
 // can record), for each image path.
-func (d *UftraceData) PLTNames(pid int) map[string][]string {
+func (d *Data) PLTNames(pid int) map[string][]string {
 	s := d.session(pid, ^uint64(0))
 	out := map[string][]string{}
 	for _, m := range d.maps[s.SID] {
@@ -673,7 +660,7 @@ func (d *UftraceData) PLTNames(pid int) map[string][]string {
 
 // ImagePaths returns the images mapped in process pid's main session, in
 // map order (the executable first).
-func (d *UftraceData) ImagePaths(pid int) []string {
+func (d *Data) ImagePaths(pid int) []string {
 	s := d.session(pid, ^uint64(0))
 	var ps []string
 	for _, m := range d.maps[s.SID] {
@@ -682,9 +669,9 @@ func (d *UftraceData) ImagePaths(pid int) []string {
 	return ps
 }
 
-// UftraceCall is a function entry or exit of a thread, with the function's
+// Call is a function entry or exit of a thread, with the function's
 // name.
-type UftraceCall struct {
+type Call struct {
 	Exit  bool
 	Name  trace.Name
 	Addr  uint64 // the recorded address (one name may have several)
@@ -692,8 +679,8 @@ type UftraceCall struct {
 	Time  uint64
 }
 
-// UftraceThreadStats summarises the records of one thread.
-type UftraceThreadStats struct {
+// ThreadStats summarises the records of one thread.
+type ThreadStats struct {
 	Calls     uint64 // entry and exit records
 	Lost      uint64 // records uftrace lost (its buffers were full)
 	LastTime  uint64 // time of the last record (0 if none)
@@ -706,8 +693,8 @@ type UftraceThreadStats struct {
 // ReadCalls streams the entries and exits of thread t, in order, to fn
 // (which may be nil to only gather the statistics). Lost-record markers and
 // events are counted or skipped, not passed on.
-func (d *UftraceData) ReadCalls(t UftraceTask, fn func(UftraceCall) error) (UftraceThreadStats, error) {
-	var st UftraceThreadStats
+func (d *Data) ReadCalls(t Task, fn func(Call) error) (ThreadStats, error) {
+	var st ThreadStats
 	r, err := d.OpenRecords(t.TID)
 	if err != nil {
 		return st, err
@@ -743,13 +730,13 @@ func (d *UftraceData) ReadCalls(t UftraceTask, fn func(UftraceCall) error) (Uftr
 		}
 		st.LastTime = max(st.LastTime, rec.Time)
 		switch rec.Kind {
-		case UftraceLost:
+		case Lost:
 			st.Lost += rec.Addr
 			continue
-		case UftraceEvent:
+		case Event:
 			continue
 		}
-		c := UftraceCall{Exit: rec.Kind == UftraceExit, Name: name(rec.Time, rec.Addr), Addr: rec.Addr, Depth: rec.Depth, Time: rec.Time}
+		c := Call{Exit: rec.Kind == Exit, Name: name(rec.Time, rec.Addr), Addr: rec.Addr, Depth: rec.Depth, Time: rec.Time}
 		// The record's depth keeps the open-call stack right even across
 		// lost records.
 		if c.Exit {

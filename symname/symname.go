@@ -1,4 +1,10 @@
-package decode
+// Package symname turns a symbol, as the linker saw it, into the name of
+// the function as its programmer wrote it: C++ and Rust symbols are
+// demangled (as pprof does), Fortran compilers' symbols read as the
+// source's names, and functions GCC cloned read by the name written.
+// decode names every function of a run with Written as it interns it;
+// capture uses it where it matches names before a run is read.
+package symname
 
 import (
 	"regexp"
@@ -15,8 +21,8 @@ import (
 // ("mesh::Grid::step(double)") and Short without parameter lists and
 // template arguments ("mesh::Grid::step"), and sym is kept as Linked. A
 // symbol that is not mangled is its own Func. A suffix after "@" (a PLT
-// stub, "foo@plt", or a symbol version) stays on both forms. Names are
-// demangled once, here, as they are interned; every later stage and every
+// stub, "foo@plt", or a symbol version) stays on both forms. decode
+// demangles names once, as it interns them; every later stage and every
 // output works with the written names.
 func Written(image, sym string) trace.Name {
 	n := trace.Name{Image: image, Func: sym}

@@ -1,0 +1,36 @@
+// Package readerr words an error opening or reading an input file so that
+// the user knows what to do, and keeps the cause: errors.Is(err,
+// fs.ErrNotExist) and errors.As(err, &*fs.PathError) still see it.
+package readerr
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+)
+
+// Error is a file that could not be read: which file, and why.
+type Error struct {
+	Path string
+	Err  error // the cause, as the operating system gave it
+}
+
+func (e *Error) Error() string {
+	err := e.Err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("%s: cannot read: the file does not exist (a dangling symbolic link, or the file was moved; restore it from the original run)", e.Path)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("%s: cannot read: permission denied (give the user running difftrace read access)", e.Path)
+	}
+	return fmt.Sprintf("%s: cannot read: %v (check the file is intact and readable)", e.Path, err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// New returns the error of reading the file at path, which failed with err.
+func New(path string, err error) error { return &Error{Path: path, Err: err} }
