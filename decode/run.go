@@ -221,12 +221,12 @@ func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such run directory (give the directory a capture wrote its traces to)", dir)
+			return nil, readerr.Reason(dir, err, "no such run directory (give the directory a capture wrote its traces to)")
 		}
 		return nil, readerr.New(dir, err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("%s: is a file, not a run directory (give the directory that holds the traces; to decode a single trace file use: difftrace decode --raw %s --format u16)", dir, dir)
+		return nil, &NotDirError{Path: dir}
 	}
 	d, err := listDir(dir)
 	if err != nil {
@@ -330,8 +330,7 @@ func (r *Run) checkOneProgram() error {
 		if file == "" && len(p.Threads) > 0 {
 			file = p.Threads[0].Path
 		}
-		return fmt.Errorf("%s: process %d is of the program %s, but %d of the run's %d processes are of %s: traces of another program were copied in, or the directory holds two runs; remove them, or pass --mixed-programs if the job ran several programs (MPMD)",
-			file, p.Index, p.Program, count[usual], len(r.Procs), usual)
+		return &MixedProgramsError{File: file, Proc: p.Index, Program: p.Program, Usual: usual, Count: count[usual], Procs: len(r.Procs)}
 	}
 	return nil
 }
@@ -624,4 +623,46 @@ func (r *Run) Load(ids []trace.ID) ([]trace.Trace, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// MixedProgramsError is a run whose processes are not all of one program:
+// traces of another program were copied in, or the directory holds two
+// runs, unless the job ran several programs (then open it with
+// Options.MixedPrograms).
+type MixedProgramsError struct {
+	File    string // the function table (or trace) of the odd process
+	Proc    int    // its index
+	Program string // its program
+	Usual   string // the program most processes run
+	Count   int    // how many run Usual
+	Procs   int    // processes in the run
+	// Allow says how the caller allows mixed programs (a command line's
+	// flag); "" names Options.MixedPrograms.
+	Allow string
+}
+
+func (e *MixedProgramsError) Error() string {
+	allow := e.Allow
+	if allow == "" {
+		allow = "open the run with Options.MixedPrograms"
+	}
+	return fmt.Sprintf("%s: process %d is of the program %s, but %d of the run's %d processes are of %s: traces of another program were copied in, or the directory holds two runs; remove them, or %s if the job ran several programs (MPMD)",
+		e.File, e.Proc, e.Program, e.Count, e.Procs, e.Usual, allow)
+}
+
+// NotDirError is a run given as a file, not as the directory that holds
+// its traces.
+type NotDirError struct {
+	Path string
+	// Hint says how the caller decodes a single trace file (a command
+	// line's command); "" names parlot.NewReader and parlot.ParseU16.
+	Hint string
+}
+
+func (e *NotDirError) Error() string {
+	hint := e.Hint
+	if hint == "" {
+		hint = "read it with parlot.NewReader, or parlot.ParseU16 if it is in the raw u16 format"
+	}
+	return fmt.Sprintf("%s: is a file, not a run directory (give the directory that holds the traces; to decode a single trace file %s)", e.Path, hint)
 }

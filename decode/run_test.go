@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -467,7 +468,7 @@ func TestMaxEvents(t *testing.T) {
 	_, err = run.Summarize(run.Traces(), false)
 	var le *parlot.LimitError
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), filepath.Join(dir, "trace.0.0")+": byte ") ||
-		!strings.Contains(err.Error(), "more than 1000 events (--max-events); raise --max-events") {
+		!strings.Contains(err.Error(), "more than 1000 events (the event limit); raise the limit") {
 		t.Errorf("got %v", err)
 	}
 }
@@ -475,11 +476,11 @@ func TestMaxEvents(t *testing.T) {
 func TestOpenNotADirectory(t *testing.T) {
 	f := filepath.Join(oddeven4, "Hdbg.17.node01.3208.0")
 	_, err := Open(f, trace.NewTable(), Options{})
-	if err == nil || !strings.Contains(err.Error(), f+": is a file, not a run directory") || !strings.Contains(err.Error(), "decode --raw") {
+	if err == nil || !strings.Contains(err.Error(), f+": is a file, not a run directory") || !strings.Contains(err.Error(), "parlot.NewReader") {
 		t.Errorf("got %v", err)
 	}
 	_, err = Open(filepath.Join(t.TempDir(), "nope"), trace.NewTable(), Options{})
-	if err == nil || !strings.Contains(err.Error(), "no such run directory") {
+	if err == nil || !strings.Contains(err.Error(), "no such run directory") || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("got %v", err)
 	}
 }
@@ -634,7 +635,8 @@ func TestForeignTraces(t *testing.T) {
 			[][][]uint16{{{1, 2, 0, 0}}, {{1, 2, 0, 0}}, {{1, 2, 0, 2, 0, 0}}, {{1, 0}}}, nil)
 		_, err := Open(dir, trace.NewTable(), Options{})
 		want := filepath.Join(dir, "trace.2.info") + ": process 2 is of the program /other/tool, but 3 of the run's 4 processes are of /bin/app"
-		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "--mixed-programs") {
+		var me *MixedProgramsError
+		if !errors.As(err, &me) || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "Options.MixedPrograms") {
 			t.Errorf("got %v\nwant %s…", err, want)
 		}
 		run, err := Open(dir, trace.NewTable(), Options{MixedPrograms: true})

@@ -21,6 +21,24 @@ type Filter struct {
 	keepsAll bool
 }
 
+// SpecError is a filter spec that cannot be parsed: the spec, the term at
+// fault, and why.
+type SpecError struct {
+	Spec   string // the spec as given ("" when it is empty)
+	Term   string // the term at fault, if one is
+	Reason string // what is wrong and what would do
+	Err    error  // the cause (a *syntax.Error for a bad regular expression), if any
+}
+
+func (e *SpecError) Error() string {
+	if e.Spec == "" {
+		return "filter: " + e.Reason
+	}
+	return fmt.Sprintf("filter %q: %s", e.Spec, e.Reason)
+}
+
+func (e *SpecError) Unwrap() error { return e.Err }
+
 // Parse reads a filter spec: terms joined by "+", each a preset name (all,
 // mpi, mpi.col, mpi.sr, mpi.int, omp, omp.crit, omp.mutex, mem, net, poll,
 // str), plt (drop PLT stubs), ret (keep the returns of kept calls) or
@@ -30,7 +48,7 @@ type Filter struct {
 func Parse(spec string) (*Filter, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
-		return nil, fmt.Errorf("filter: empty spec; %s", validHint())
+		return nil, &SpecError{Reason: "empty spec; " + validHint()}
 	}
 	f := &Filter{name: spec}
 	for _, term := range splitTerms(spec) {
@@ -42,21 +60,21 @@ func Parse(spec string) (*Filter, error) {
 		case strings.HasPrefix(term, custPrefix):
 			expr := term[len(custPrefix):]
 			if expr == "" {
-				return nil, fmt.Errorf("filter %q: cust= needs a regular expression, e.g. cust=^CPU_Exec$", spec)
+				return nil, &SpecError{Spec: spec, Term: term, Reason: "cust= needs a regular expression, e.g. cust=^CPU_Exec$"}
 			}
 			re, err := regexp.Compile(expr)
 			if err != nil {
-				return nil, fmt.Errorf("filter %q: bad regular expression %q: %s; write a Go (RE2) expression, e.g. cust=^CPU_Exec$",
-					spec, expr, unwrapSyntax(err))
+				return nil, &SpecError{Spec: spec, Term: term, Err: err,
+					Reason: fmt.Sprintf("bad regular expression %q: %s; write a Go (RE2) expression, e.g. cust=^CPU_Exec$", expr, unwrapSyntax(err))}
 			}
 			f.custom = append(f.custom, re)
 		default:
 			p, ok := lookupPreset(term)
 			if !ok {
 				if term == "" {
-					return nil, fmt.Errorf("filter %q: empty term (a stray +); %s", spec, validHint())
+					return nil, &SpecError{Spec: spec, Reason: "empty term (a stray +); " + validHint()}
 				}
-				return nil, fmt.Errorf("filter %q: unknown filter %q; %s", spec, term, validHint())
+				return nil, &SpecError{Spec: spec, Term: term, Reason: fmt.Sprintf("unknown filter %q; %s", term, validHint())}
 			}
 			f.presets = append(f.presets, p)
 			if p.name == "all" {

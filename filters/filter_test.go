@@ -1,6 +1,8 @@
 package filters
 
 import (
+	"errors"
+	"regexp/syntax"
 	"strings"
 	"testing"
 
@@ -160,6 +162,32 @@ func TestKeepDemangled(t *testing.T) {
 		}
 		if got := f.KeepName(other); got != c.other {
 			t.Errorf("%s keeps %s: %v, want %v", c.spec, other.Func, got, c.other)
+		}
+	}
+}
+
+// A spec that cannot be parsed says which term is at fault, and a bad
+// regular expression keeps regexp's own error.
+func TestSpecError(t *testing.T) {
+	for _, c := range []struct {
+		spec, term string
+		syntax     bool
+	}{
+		{"mpi+bogus", "bogus", false},
+		{"mpi+cust=", "cust=", false},
+		{"omp+cust=a(b", "cust=a(b", true},
+		{"mpi++omp", "", false},
+		{"  ", "", false},
+	} {
+		_, err := Parse(c.spec)
+		var se *SpecError
+		if !errors.As(err, &se) || se.Term != c.term {
+			t.Errorf("Parse(%q): %v; want a *SpecError at term %q", c.spec, err, c.term)
+			continue
+		}
+		var re *syntax.Error
+		if errors.As(err, &re) != c.syntax {
+			t.Errorf("Parse(%q): %v; *syntax.Error kept: %v, want %v", c.spec, err, !c.syntax, c.syntax)
 		}
 	}
 }

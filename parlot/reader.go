@@ -29,11 +29,18 @@ type LimitError struct {
 	File   string
 	Offset int64
 	Max    uint64
+	// Param names the parameter that set Max, as the caller knows it (a
+	// command line's flag); "" says "the event limit".
+	Param string
 }
 
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("%s: byte %d: the trace holds more than %d events (--max-events); raise --max-events if the trace is genuine",
-		e.File, e.Offset, e.Max)
+	param, raise := e.Param, e.Param
+	if param == "" {
+		param, raise = "the event limit", "the limit"
+	}
+	return fmt.Sprintf("%s: byte %d: the trace holds more than %d events (%s); raise %s if the trace is genuine",
+		e.File, e.Offset, e.Max, param, raise)
 }
 
 // UnknownIDError reports a trace value that its process's function table
@@ -151,7 +158,7 @@ func (r *Reader) Read(p []uint16) (int, error) {
 		if r.wantLit || !r.matchable() {
 			r.wantLit = false
 			if r.n >= r.max {
-				r.err = &LimitError{r.name, r.wOff, r.max}
+				r.err = &LimitError{File: r.name, Offset: r.wOff, Max: r.max}
 				break
 			}
 			if w > r.maxID {
@@ -172,7 +179,7 @@ func (r *Reader) Read(p []uint16) (int, error) {
 			continue
 		}
 		if r.n+uint64(w) > r.max {
-			r.err = &LimitError{r.name, r.wOff, r.max}
+			r.err = &LimitError{File: r.name, Offset: r.wOff, Max: r.max}
 			break
 		}
 		r.cand = r.last[r.hash&4095]

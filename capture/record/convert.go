@@ -474,7 +474,7 @@ func writeFileAtomic(path string, fill func(io.Writer) error) (int64, error) {
 // disk, says what to do.
 func fileError(path string, err error) error {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-		return fmt.Errorf("writing %s: no space left on the device (free some space or write the run to another directory with -o)", path)
+		return &noSpaceError{path, err}
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) && pe.Path == path {
@@ -485,6 +485,19 @@ func fileError(path string, err error) error {
 	}
 	return fmt.Errorf("writing %s: %w", path, err)
 }
+
+// noSpaceError is a file of the run that could not be written for want of
+// space; errors.Is sees the cause (syscall.ENOSPC or EDQUOT).
+type noSpaceError struct {
+	path string
+	err  error
+}
+
+func (e *noSpaceError) Error() string {
+	return "writing " + e.path + ": no space left on the device (free some space or write the run to another directory)"
+}
+
+func (e *noSpaceError) Unwrap() error { return e.err }
 
 type countWriter struct {
 	w io.Writer

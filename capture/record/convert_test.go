@@ -225,7 +225,7 @@ func TestWriteFullDevice(t *testing.T) {
 		t.Fatalf("writing to /dev/full: %v, want ENOSPC", err)
 	}
 	msg := fileError("run/trace.3.0", err).Error()
-	if !strings.Contains(msg, "run/trace.3.0") || !strings.Contains(msg, "no space left") || !strings.Contains(msg, "-o") {
+	if !strings.Contains(msg, "run/trace.3.0") || !strings.Contains(msg, "no space left") || !strings.Contains(msg, "another directory") || !errors.Is(fileError("run/trace.3.0", err), syscall.ENOSPC) {
 		t.Errorf("message %q should name the file, say no space is left and what to do", msg)
 	}
 }

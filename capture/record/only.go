@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/difftrace/difftrace/filters"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/symname"
 	"github.com/difftrace/difftrace/trace"
@@ -52,7 +53,7 @@ func selectCalls(prog, spec string) (*selection, error) {
 	}
 	f, err := filters.Parse(spec)
 	if err != nil {
-		return nil, fmt.Errorf("--only: %w", err)
+		return nil, param.Wrap("only", err)
 	}
 	if keepsEverything(f) {
 		return nil, nil // a full recording
@@ -94,8 +95,8 @@ func selectCalls(prog, spec string) (*selection, error) {
 	if len(s.lib)+len(s.own) == 0 {
 		slices.Sort(called)
 		called = slices.Compact(called)
-		return nil, fmt.Errorf("--only %s: %s neither calls nor defines a function this filter keeps, so the traces would be empty; the library functions it calls are %s",
-			spec, filepath.Base(prog), listSome(called, 12))
+		return nil, param.Errorf("only", spec, "%s neither calls nor defines a function this filter keeps, so the traces would be empty; the library functions it calls are %s",
+			filepath.Base(prog), listSome(called, 12))
 	}
 	return s, nil
 }

@@ -47,7 +47,7 @@ func (p *pinBackend) command(opt Options, prog string, rank int, work string) *e
 func (p *pinBackend) finish(opt Options, rank, pid int, prog string, snap *Snapshot, work string) (*finished, error) {
 	run := capture.PinRun{Dir: opt.Dir, Prefix: opt.Prefix, Rank: rank}
 	if _, err := os.Stat(run.InfoPath()); err != nil {
-		return nil, fmt.Errorf("the Pin tool wrote no function table for rank %d (%v); see Pin's messages above", rank, err)
+		return nil, fmt.Errorf("the Pin tool wrote no function table for rank %d (%w); see Pin's messages above", rank, err)
 	}
 	var threads []rundir.Thread
 	for t := 0; ; t++ {

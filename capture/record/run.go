@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/capture"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/rundir"
 	"golang.org/x/sys/unix"
 )
@@ -203,15 +204,15 @@ func (o *Options) check() (backend, string, error) {
 func (o *Options) checkArgs() error {
 	switch {
 	case o.Dir == "":
-		return errors.New("no output directory: give the run directory with -o DIR")
+		return param.Errorf("output directory", "", "none given: give the directory to write the run to")
 	case len(o.Command) == 0:
-		return errors.New("no program to record: give it after --, e.g. difftrace capture -o run -- ./app")
+		return errors.New("no program to record: give the command that runs it")
 	case o.Timeout < 0:
-		return fmt.Errorf("--timeout %s: want a positive duration such as 60s", o.Timeout)
+		return param.Errorf("timeout", o.Timeout.String(), "want a positive duration such as 60s")
 	case o.Only != "" && o.AllImages:
-		return fmt.Errorf("--only records the calls the program makes, --all-images the calls inside libraries too: give one or the other")
+		return param.Errorf("only", o.Only, "records only the calls the program makes, and all images records the calls inside libraries too: give one or the other")
 	case o.Only != "" && o.Backend == "pin":
-		return fmt.Errorf("--only needs the uftrace backend (the Pin tool records every call)")
+		return param.Errorf("only", o.Only, "needs the uftrace backend (the Pin tool records every call)")
 	}
 	return nil
 }
@@ -222,17 +223,17 @@ func (o *Options) backend() (backend, error) {
 	case "uftrace":
 		path, err := exec.LookPath("uftrace")
 		if err != nil {
-			return nil, errors.New("uftrace is not installed or not in PATH: install it (Debian/Ubuntu: apt-get install uftrace) or record with --backend pin")
+			return nil, param.Errorf("backend", "uftrace", "uftrace is not installed or not in PATH: install it (Debian/Ubuntu: apt-get install uftrace) or record with the pin backend")
 		}
 		return &uftraceBackend{path: path}, nil
 	case "pin":
 		pin, err := capture.FindPin(o.Getenv)
 		if err != nil {
-			return nil, fmt.Errorf("--backend pin: %w", err)
+			return nil, &param.Error{Name: "backend", Value: "pin", Err: err}
 		}
 		return &pinBackend{pin: pin}, nil
 	}
-	return nil, fmt.Errorf("--backend %q: want uftrace or pin", o.Backend)
+	return nil, param.Errorf("backend", strconv.Quote(o.Backend), "want uftrace or pin")
 }
 
 // workPrefix starts the name of a recorder's work directory in the

@@ -534,7 +534,7 @@ func (s *streamer) convert(opt ConvertOptions) (*ConvertResult, error) {
 	data, err := uftrace.OpenFS(s.files, "the recording uftrace sent")
 	if err != nil {
 		if !ended {
-			return nil, fmt.Errorf("uftrace's recorder ended before it sent the recording's symbol tables (%v): the calls recorded cannot be named", err)
+			return nil, fmt.Errorf("uftrace's recorder ended before it sent the recording's symbol tables (%w): the calls recorded cannot be named", err)
 		}
 		return nil, err
 	}

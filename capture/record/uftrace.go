@@ -174,7 +174,7 @@ func (u *uftraceBackend) finish(opt Options, rank, pid int, prog string, snap *S
 		data, err := uftrace.Open(dataDir)
 		if err != nil {
 			log, _ := os.ReadFile(logFile)
-			return nil, fmt.Errorf("uftrace recorded nothing usable (%v)%s; its files are kept in %s", err, logMessages(log), work)
+			return nil, fmt.Errorf("uftrace recorded nothing usable (%w)%s; its files are kept in %s", err, logMessages(log), work)
 		}
 		if res, err = ConvertUftrace(data, copt); err != nil {
 			return nil, fmt.Errorf("converting rank %d's recording (kept in %s): %w", rank, dataDir, err)
@@ -230,7 +230,7 @@ func programPath(name string) (string, error) {
 	}
 	f, err := elf.Open(p)
 	if err != nil {
-		return "", fmt.Errorf("%s is not an ELF executable (%v): capture records compiled programs; give the program itself, not a script that starts it", p, err)
+		return "", fmt.Errorf("%s is not an ELF executable (%w): capture records compiled programs; give the program itself, not a script that starts it", p, err)
 	}
 	defer f.Close()
 	// The section is enough: every rank checks, and a large program's

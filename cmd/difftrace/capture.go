@@ -8,6 +8,7 @@ import (
 
 	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/internal/interrupt"
+	"github.com/difftrace/difftrace/internal/param"
 )
 
 func newCaptureCmd() *cobra.Command {
@@ -28,7 +29,7 @@ func newCaptureCmd() *cobra.Command {
 			opt.Args = os.Args[1:]
 			code, err := record.Main(opt)
 			if err != nil {
-				return err
+				return param.Flags(err, captureFlags)
 			}
 			if code == 128+int(syscall.SIGINT) {
 				interrupt.Exit(syscall.SIGINT) // a shell's loop stops too
@@ -56,3 +57,7 @@ func newCaptureCmd() *cobra.Command {
 	filterSpecs(cmd, "only")
 	return cmd
 }
+
+// captureFlags maps the parameters capture's errors name to the flags that
+// set them.
+var captureFlags = map[string]string{"output directory": "-o", "timeout": "--timeout", "only": "--only", "backend": "--backend"}

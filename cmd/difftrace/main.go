@@ -4,13 +4,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/internal/interrupt"
 	"github.com/difftrace/difftrace/internal/memlimit"
+	"github.com/difftrace/difftrace/parlot"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -32,7 +35,25 @@ func main() {
 		atomicfile.RemoveTemps()
 		// An error may quote a name or a path from the traces: escaped
 		// as output is (trace.Printable), keeping its lines.
+		flagWords(err)
 		fmt.Fprintln(os.Stderr, "difftrace:", trace.PrintableLines(err.Error()))
 		os.Exit(1)
+	}
+}
+
+// flagWords has the errors of the libraries that speak of a parameter name
+// the flag or command that sets it.
+func flagWords(err error) {
+	var le *parlot.LimitError
+	if errors.As(err, &le) {
+		le.Param = "--max-events"
+	}
+	var me *decode.MixedProgramsError
+	if errors.As(err, &me) {
+		me.Allow = "pass --mixed-programs"
+	}
+	var nd *decode.NotDirError
+	if errors.As(err, &nd) {
+		nd.Hint = "use: difftrace decode --raw " + nd.Path + " --format u16"
 	}
 }

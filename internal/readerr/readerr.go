@@ -11,11 +11,15 @@ import (
 
 // Error is a file that could not be read: which file, and why.
 type Error struct {
-	Path string
-	Err  error // the cause, as the operating system gave it
+	Path   string
+	Err    error  // the cause, as the operating system gave it
+	Reason string // what the caller says of it; "" words Err
 }
 
 func (e *Error) Error() string {
+	if e.Reason != "" {
+		return e.Path + ": " + e.Reason
+	}
 	err := e.Err
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -34,3 +38,9 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // New returns the error of reading the file at path, which failed with err.
 func New(path string, err error) error { return &Error{Path: path, Err: err} }
+
+// Reason returns the error of reading the file at path, which failed with
+// err, in the words of reason: what it means to the caller and what to do.
+func Reason(path string, err error, reason string) error {
+	return &Error{Path: path, Err: err, Reason: reason}
+}

@@ -37,3 +37,12 @@ func ExampleNew() {
 	// /nonexistent/trace.0.0: cannot read: the file does not exist (a dangling symbolic link, or the file was moved; restore it from the original run)
 	// true
 }
+
+// A caller's own words, with the cause kept.
+func TestReason(t *testing.T) {
+	_, err := os.Stat("/nonexistent/run")
+	err = readerr.Reason("/nonexistent/run", err, "no such run directory")
+	if err.Error() != "/nonexistent/run: no such run directory" || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("error %q (fs.ErrNotExist: %v)", err, errors.Is(err, fs.ErrNotExist))
+	}
+}

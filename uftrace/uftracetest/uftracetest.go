@@ -31,9 +31,16 @@ func Record(t uint64, kind uftrace.Kind, more bool, depth int, addr uint64) []by
 // Write writes a two-thread recording of /bin/app (main at 0x1130,
 // work at 0x1200, a PLT entry for memcpy at 0x1030) that calls into
 // /lib/libfoo.so (helper at 0x500), with a lost-records marker and an event
-// carrying a payload.
+// carrying a payload. It fails t if a file cannot be written.
 func Write(t testing.TB, dir string) {
 	t.Helper()
+	if err := WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WriteDir is Write for callers without a testing.TB, such as examples.
+func WriteDir(dir string) error {
 	hdr := make([]byte, 40)
 	copy(hdr, uftrace.Magic)
 	binary.LittleEndian.PutUint32(hdr[8:], 4)
@@ -58,7 +65,7 @@ func Write(t testing.TB, dir string) {
 	}
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 	main := func(tm uint64, k uftrace.Kind, d int, off uint64) []byte {
@@ -83,9 +90,10 @@ func Write(t testing.TB, dir string) {
 	t1 = append(t1, 1, 2, 3) // a record cut short
 	for tid, recs := range map[int][]byte{PID: t0, PID + 7: t1} {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(tid)+".dat"), recs, 0o644); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
+	return nil
 }
 
 // WriteLong writes the synthetic recording of Write with
