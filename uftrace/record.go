@@ -1,8 +1,9 @@
-// Package uftrace holds the bits of uftrace's data format (data format
-// version 4, as uftrace 0.13 writes it) that both of its readers here
-// know: decode, which reads a recording's files, and capture, which
-// receives the same records from uftrace over a socket while the program
-// runs.
+// Package uftrace reads uftrace's data format (data format version 4, as
+// uftrace 0.13 writes it): the bits of a record, which capture's receiver
+// parses as uftrace sends them over a socket while the program runs, and
+// a recording's data directory (Open), which decode reads as a run and
+// capture converts into ParLOT traces. Errors in a recording's files are
+// *Error values naming the file and the line or byte where it is damaged.
 //
 // A record is two little-endian 64-bit words: the time in nanoseconds
 // (CLOCK_MONOTONIC unless recorded with --clock), then the bit fields

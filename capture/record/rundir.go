@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/difftrace/difftrace/internal/atomicfile"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/internal/private"
 	"github.com/difftrace/difftrace/rundir"
 )
@@ -180,15 +181,14 @@ func checkRunDir(dir string, tmpl rundir.Manifest, force bool) error {
 		return fileError(dir, err)
 	}
 	if !st.IsDir() {
-		return fmt.Errorf("%s is a file, not a directory; choose a new directory for the run with -o", dir)
+		return &DirError{Dir: dir, Kind: DirIsFile}
 	}
 	m, err := readManifest(dir)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%w\n(the output directory holds a damaged run; choose another -o, or pass --force to replace it)", err)
+		return &DirError{Dir: dir, Kind: DirDamaged, Err: err}
 	case m != nil && m.Launch != tmpl.Launch:
-		return fmt.Errorf("%s already holds another run (%s, started %s); choose another -o, or pass --force to replace it",
-			dir, strings.Join(m.Command, " "), m.Start.Local().Format(time.DateTime))
+		return &DirError{Dir: dir, Kind: DirOtherRun, Holds: otherRun(m)}
 	case m == nil:
 		// Another rank of this launch may be writing the first run.json
 		// (under the lock, as a temporary file), or may have written it
@@ -199,11 +199,16 @@ func checkRunDir(dir string, tmpl rundir.Manifest, force bool) error {
 		}
 		for _, e := range ents {
 			if n := e.Name(); n != lockName && n != activeName && n != rundir.ManifestName && !strings.HasPrefix(n, "."+rundir.ManifestName+".tmp") {
-				return fmt.Errorf("%s is not empty and holds no run of this launch (%s…); choose an empty or new directory, or pass --force to write into it anyway", dir, n)
+				return &DirError{Dir: dir, Kind: DirNotEmpty, Holds: n}
 			}
 		}
 	}
 	return nil
+}
+
+// otherRun says which run m is: its command and when it started.
+func otherRun(m *rundir.Manifest) string {
+	return fmt.Sprintf("%s, started %s", strings.Join(m.Command, " "), m.Start.Local().Format(time.DateTime))
 }
 
 // claimRunDir makes dir the run directory of this launch, or refuses: a
@@ -230,12 +235,11 @@ func claimRunDir(dir string, tmpl rundir.Manifest, r rundir.Rank, force bool) er
 	defer unlock()
 	m, err := readManifest(dir)
 	if err != nil && !force {
-		return fmt.Errorf("%w\n(the output directory holds a damaged run; choose another -o, or pass --force to replace it)", err)
+		return &DirError{Dir: dir, Kind: DirDamaged, Err: err}
 	}
 	if m != nil && m.Launch != tmpl.Launch {
 		if !force {
-			return fmt.Errorf("%s already holds another run (%s, started %s); choose another -o, or pass --force to replace it",
-				dir, strings.Join(m.Command, " "), m.Start.Local().Format(time.DateTime))
+			return &DirError{Dir: dir, Kind: DirOtherRun, Holds: otherRun(m)}
 		}
 		if err := removeRun(dir, m.Prefix); err != nil {
 			return err
@@ -289,7 +293,7 @@ func sameLaunch(dir string, m *rundir.Manifest, tmpl rundir.Manifest) error {
 		return fmt.Errorf("%s: the other ranks of this launch record with backend %s, images %s, prefix %s; give every rank the same options", dir, m.Backend, m.Images, m.Prefix)
 	}
 	if recordedFilter(m.Recorded) != recordedFilter(tmpl.Recorded) {
-		return fmt.Errorf("%s: the other ranks of this launch record %s, this one %s; give every rank the same --only", dir, recordedFilter(m.Recorded), recordedFilter(tmpl.Recorded))
+		return param.Errorf("only", "", "the other ranks of this launch in %s record %s, this one %s; give every rank the same filter", dir, recordedFilter(m.Recorded), recordedFilter(tmpl.Recorded))
 	}
 	if m.Size != tmpl.Size {
 		return fmt.Errorf("%s: the other ranks of this launch say it started %d processes, this one %d; record each launch into a directory of its own", dir, m.Size, tmpl.Size)
@@ -307,13 +311,13 @@ func removeRankFiles(dir, prefix string, rank int) {
 	}
 }
 
-// recordedFilter says what a recording selected: its --only filter, or
-// "every call".
+// recordedFilter says what a recording selected: "only the calls F
+// keeps" for its filter F, or "every call".
 func recordedFilter(r *rundir.Recorded) string {
 	if r == nil {
 		return "every call"
 	}
-	return "--only " + r.Filter
+	return "only the calls " + r.Filter + " keeps"
 }
 
 // claimEmpty checks that dir, which holds no run.json, holds nothing else
@@ -329,7 +333,7 @@ func claimEmpty(dir, prefix string, force bool) error {
 	}
 	for _, e := range ents {
 		if e.Name() != lockName && e.Name() != activeName {
-			return fmt.Errorf("%s is not empty and holds no run of this launch (%s…); choose an empty or new directory, or pass --force to write into it anyway", dir, e.Name())
+			return &DirError{Dir: dir, Kind: DirNotEmpty, Holds: e.Name()}
 		}
 	}
 	return nil

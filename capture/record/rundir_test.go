@@ -1,6 +1,7 @@
 package record
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,8 +74,14 @@ func TestClaimRunDirRefusesOtherRun(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "trace.0.info"), []byte("+\n/bin/app\nmain\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
 	err := claimRunDir(dir, tmplFor("job=2"), rk, false)
-	if err == nil || !strings.Contains(err.Error(), "already holds another run") || !strings.Contains(err.Error(), "--force") {
+	var de *DirError
+	if !errors.As(err, &de) || de.Kind != DirOtherRun || !strings.Contains(err.Error(), "already holds another run") || !strings.Contains(err.Error(), "Options.Force") {
 		t.Fatalf("second launch into the same directory: %v", err)
+	}
+	// A command line names its flags.
+	de.DirParam, de.ForceParam = "-o", "--force"
+	if want := "; choose another -o, or pass --force to replace it"; !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("%v: want it to end %q", err, want)
 	}
 	if err := claimRunDir(dir, tmplFor("job=2"), rk, true); err != nil {
 		t.Fatalf("with --force: %v", err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/atomicfile"
 	"github.com/difftrace/difftrace/internal/interrupt"
@@ -51,6 +52,10 @@ func flagWords(err error) {
 	var me *decode.MixedProgramsError
 	if errors.As(err, &me) {
 		me.Allow = "pass --mixed-programs"
+	}
+	var de *record.DirError
+	if errors.As(err, &de) {
+		de.DirParam, de.ForceParam = "-o", "--force"
 	}
 	var nd *decode.NotDirError
 	if errors.As(err, &nd) {
