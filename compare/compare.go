@@ -264,15 +264,11 @@ func BadEnding(run *decode.Run) (bad string, ok bool) {
 		return "", false
 	}
 	for _, r := range m.Ranks {
-		switch {
-		case r.KilledByTimeout:
-			return fmt.Sprintf("rank %d was killed by a timeout", r.Rank), true
-		case r.Signal != "":
-			return fmt.Sprintf("rank %d was killed by %s", r.Rank, r.Signal), true
-		case r.Exited && r.ExitStatus != 0:
-			return fmt.Sprintf("rank %d exited with status %d", r.Rank, r.ExitStatus), true
-		case !r.Exited:
+		switch how := r.Ending(); {
+		case !r.Exited && r.Signal == "" && !r.KilledByTimeout:
 			return "", false
+		case how != "":
+			return fmt.Sprintf("rank %d: %s", r.Rank, how), true
 		}
 	}
 	return "", true

@@ -39,7 +39,7 @@ func TestPairNotes(t *testing.T) {
 	}{
 		{"oddeven-normal", "oddeven-dlbug", nil},
 		{"oddeven-normal", "oddeven-swapbug", nil},
-		{"oddeven-dlbug", "oddeven-normal", []string{"the normal run ../testdata/runs/oddeven-dlbug ended badly (rank 0 was killed by a timeout) but every rank of the faulty run ../testdata/runs/oddeven-normal exited with status 0; if they are swapped, give the normal run first"}},
+		{"oddeven-dlbug", "oddeven-normal", []string{"the normal run ../testdata/runs/oddeven-dlbug ended badly (rank 0: killed by the timeout) but every rank of the faulty run ../testdata/runs/oddeven-normal exited with status 0; if they are swapped, give the normal run first"}},
 		{"oddeven-normal", "ilcs-normal", []string{"the runs are of programs with different names (normal: oddeven, faulty: ilcs); their functions are matched by name, which is right for two builds of one program and meaningless for two programs"}},
 	} {
 		cmp := openRuns(t, Options{Unrelated: true}, c.normal, c.faulty)

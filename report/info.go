@@ -253,24 +253,13 @@ func Programs(run *decode.Run) []string {
 	return ps
 }
 
-// Ended says how a rank ended, from its manifest record (nil: none).
+// Ended says how a rank ended, from its manifest record (nil: none), in
+// the run directory's words (rundir.Rank.Ended).
 func Ended(r *decode.Rank) string {
-	switch {
-	case r == nil:
+	if r == nil {
 		return "no record"
-	case r.Status != "":
-		return r.Status
-	case r.KilledByTimeout:
-		if r.Signal != "" {
-			return "killed by timeout (" + r.Signal + ")"
-		}
-		return "killed by timeout"
-	case r.Signal != "":
-		return "killed by " + r.Signal
-	case r.Exited:
-		return fmt.Sprintf("exited with status %d", r.ExitStatus)
 	}
-	return "no record of the end (the recorder stopped first)"
+	return r.Ended()
 }
 
 // infoRatio is the compression ratio: 2 bytes per value over the size.

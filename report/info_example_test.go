@@ -69,8 +69,8 @@ func ExampleInfo() {
 	}
 	// Output:
 	// difftrace 4 processes, 128 events
-	// rank 0: exited with status 0
-	// rank 1: exited with status 0
-	// rank 2: exited with status 0
-	// rank 3: exited with status 0
+	// rank 0: exited 0
+	// rank 1: exited 0
+	// rank 2: exited 0
+	// rank 3: exited 0
 }

@@ -101,11 +101,11 @@ func TestEnded(t *testing.T) {
 	}{
 		{nil, "no record"},
 		{&decode.Rank{Status: "timed out in MPI_Recv", KilledByTimeout: true}, "timed out in MPI_Recv"},
-		{&decode.Rank{KilledByTimeout: true, Signal: "SIGTERM"}, "killed by timeout (SIGTERM)"},
-		{&decode.Rank{KilledByTimeout: true}, "killed by timeout"},
-		{&decode.Rank{Signal: "SIGSEGV"}, "killed by SIGSEGV"},
-		{&decode.Rank{Exited: true, ExitStatus: 3}, "exited with status 3"},
-		{&decode.Rank{}, "no record of the end (the recorder stopped first)"},
+		{&decode.Rank{KilledByTimeout: true, Signal: "SIGTERM"}, "timed out"},
+		{&decode.Rank{KilledByTimeout: true}, "timed out"},
+		{&decode.Rank{Signal: "SIGSEGV"}, "signal SIGSEGV"},
+		{&decode.Rank{Exited: true, ExitStatus: 3}, "exited 3"},
+		{&decode.Rank{}, "no record of its end"},
 	} {
 		if got := Ended(c.r); got != c.want {
 			t.Errorf("Ended(%+v) = %q, want %q", c.r, got, c.want)

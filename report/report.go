@@ -46,7 +46,7 @@ type Run struct {
 
 // Ending is how some ranks of a run ended.
 type Ending struct {
-	How   string `json:"how"`   // "exited with status 0", "killed by timeout (SIGTERM)"
+	How   string `json:"how"`   // "exited 0", "timed out in MPI_Recv" (rundir.Rank.Ended)
 	Ranks string `json:"ranks"` // "ranks 0–7"
 	Bad   bool   `json:"bad"`   // not a normal exit
 }

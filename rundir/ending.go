@@ -51,13 +51,13 @@ func (r *Rank) Ended() string {
 }
 
 // Ending says how the rank ended when it did not exit normally: "killed by
-// the --timeout", "killed by SIGSEGV", "exited with status 3", or "its end
+// the timeout", "killed by SIGSEGV", "exited with status 3", or "its end
 // was not recorded" when the recorder never saw it. It is "" for a rank
 // that exited with status 0.
 func (r *Rank) Ending() string {
 	switch {
 	case r.KilledByTimeout:
-		return "killed by the --timeout"
+		return "killed by the timeout"
 	case r.Signal != "":
 		return "killed by " + r.Signal
 	case r.Exited && r.ExitStatus != 0:

@@ -62,8 +62,61 @@ func captureMPI(t *testing.T, np int, dir string, flags []string, prog string, a
 	a = append(append(append(a, flags...), "--", filepath.Join(examplesDir, prog)), args...)
 	cmd := exec.Command("mpirun", a...)
 	cmd.Env = mpiEnv()
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return runLauncher(t, cmd, dir, np)
+}
+
+// launcherGrace is how long mpirun has to exit once every rank of its run
+// has recorded its end.
+const launcherGrace = 30 * time.Second
+
+// runLauncher runs cmd, an mpirun recording np ranks into dir, and returns
+// its combined output. Open MPI's launcher now and then stays after every
+// rank it started has ended (its threads wait on each other and its
+// children are never reaped); the run is complete then and what the test
+// checks does not depend on the launcher. Once run.json records every rank
+// ended, runLauncher gives mpirun launcherGrace to exit, then kills it and
+// says so in the test's log. The error is then nil when every rank exited
+// with status 0, as mpirun's would have been, else an error saying why.
+func runLauncher(t *testing.T, cmd *exec.Cmd, dir string, np int) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	var ended time.Time
+	for {
+		select {
+		case err := <-done:
+			return out.String(), err
+		case <-tick.C:
+		}
+		m, err := decode.ReadManifest(filepath.Join(dir, "run.json"))
+		complete := err == nil && len(m.Ranks) == np && !slices.ContainsFunc(m.Ranks, func(r decode.Rank) bool { return r.End.IsZero() })
+		switch {
+		case !complete:
+			ended = time.Time{}
+			continue
+		case ended.IsZero():
+			ended = time.Now()
+			continue
+		case time.Since(ended) < launcherGrace:
+			continue
+		}
+		t.Logf("mpirun had not exited %s after every rank of %s ended; killed it (the run is complete)", launcherGrace, dir)
+		_ = cmd.Process.Kill()
+		<-done
+		for _, r := range m.Ranks {
+			if !r.Exited || r.ExitStatus != 0 {
+				return out.String(), fmt.Errorf("mpirun killed after its ranks ended; rank %d: %s", r.Rank, r.Ended())
+			}
+		}
+		return out.String(), nil
+	}
 }
 
 // readInfo parses a .info function table into names by ID.
@@ -651,7 +704,8 @@ func captureC(t *testing.T, name, src string) (dir string, out []byte) {
 	dir, tmp := filepath.Join(t.TempDir(), "run"), t.TempDir()
 	cmd := exec.Command("mpirun", "-np", "3", "--oversubscribe", difftraceBin, "capture", "-o", dir, "--timeout", "60s", "--", bin)
 	cmd.Env = append(mpiEnv(), "TMPDIR="+tmp)
-	out, _ = cmd.CombinedOutput()
+	o, _ := runLauncher(t, cmd, dir, 3)
+	out = []byte(o)
 	waitRun(t, dir, 3)
 	assertNoWork(t, tmp, dir)
 	return dir, out

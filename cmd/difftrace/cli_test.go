@@ -267,9 +267,9 @@ func TestRunDirectory(t *testing.T) {
 		}
 	}
 	for _, re := range []string{
-		`(?m)^0\s+501\s+n1\s+2\s+10\s+4\s+exited with status 0$`,
-		`(?m)^1\s+502\s+n1\s+1\s+3\s+3\s+killed by timeout \(SIGTERM\)$`,
-		`(?m)^2\s+503\s+n1\s+1\s+4\s+3\s+killed by SIGSEGV$`,
+		`(?m)^0\s+501\s+n1\s+2\s+10\s+4\s+exited 0$`,
+		`(?m)^1\s+502\s+n1\s+1\s+3\s+3\s+timed out$`,
+		`(?m)^2\s+503\s+n1\s+1\s+4\s+3\s+signal SIGSEGV$`,
 		`(?m)^3\s+-\s+-\s+1\s+2\s+1\s+no record$`,
 		`(?m)^1\.0\s+502\s+3\s+3\s+3\s+`,
 	} {

@@ -75,7 +75,7 @@ func TestDiffNLRDeadlockBug(t *testing.T) {
 - L1^16
 - MPI_Finalize
 + L1^7  (L1 ×16 → ×7)
-+ MPI_Recv  <- faulty trace ends here (killed by the --timeout)
++ MPI_Recv  <- faulty trace ends here (killed by the timeout)
 `
 	if got := diffBody(t, out); got != want {
 		t.Errorf("diffNLR(5) of dlBug:\n%s\nwant\n%s", got, want)
@@ -137,9 +137,9 @@ func TestDiffNLRAllreduceDeadlock(t *testing.T) {
 		if !strings.Contains(body, "- MPI_Finalize\n") || strings.Contains(body, "+ MPI_Finalize") || strings.Contains(body, "  MPI_Finalize") {
 			t.Errorf("diffNLR(%d): MPI_Finalize should be on the normal side only:\n%s", p, body)
 		}
-		end := "+ MPI_Allreduce\n+ MPI_Allreduce  <- faulty trace ends here (killed by the --timeout)\n"
+		end := "+ MPI_Allreduce\n+ MPI_Allreduce  <- faulty trace ends here (killed by the timeout)\n"
 		if p == 2 {
-			end = "+ MPI_Allreduce\n+ MPI_Allreduce\n+ MPI_Bcast  <- faulty trace ends here (killed by the --timeout)\n"
+			end = "+ MPI_Allreduce\n+ MPI_Allreduce\n+ MPI_Bcast  <- faulty trace ends here (killed by the timeout)\n"
 		}
 		if !strings.HasSuffix(body, end) {
 			t.Errorf("diffNLR(%d) should end with\n%s\ngot\n%s", p, end, body)
@@ -247,7 +247,7 @@ func TestDiffNLRColorAndAbridging(t *testing.T) {
 		t.Errorf("a clean exit is marked as the trace's end:\n%s", out)
 	}
 	hung := ok(t, "diffnlr", "5", "--normal", absRun(t, "oddeven-normal"), "--faulty", absRun(t, "oddeven-dlbug"), "--color", "always")
-	if want := "\x1b[1;31m<- faulty trace ends here (killed by the --timeout)\x1b[0m"; !strings.Contains(hung, want) {
+	if want := "\x1b[1;31m<- faulty trace ends here (killed by the timeout)\x1b[0m"; !strings.Contains(hung, want) {
 		t.Errorf("--color always lacks %q:\n%q", want, hung)
 	}
 	if out := ok(t, "diffnlr", "6.4", "--normal", normal, "--faulty", faulty, "--color", "never"); strings.Contains(out, "\x1b[") {

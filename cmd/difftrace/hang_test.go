@@ -141,7 +141,7 @@ func TestHang(t *testing.T) {
 		p := filepath.Join(dir, "split-run")
 		cmd := exec.Command("mpirun", "-np", "4", "--oversubscribe", difftraceBin, "capture", "-o", p, "--timeout", "6s", "--", bin)
 		cmd.Env = mpiEnv()
-		cmd.Run()
+		runLauncher(t, cmd, p, 4)
 		waitRun(t, p, 4)
 		rep := hangJSON(t, p)
 		var s []string

@@ -167,7 +167,7 @@ func TestDiffNLRJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Trace != "3" || doc.Filter != "mpi" || doc.Ended != "killed by the --timeout" || len(doc.Threads) != 1 || len(doc.Loops) == 0 {
+	if doc.Trace != "3" || doc.Filter != "mpi" || doc.Ended != "killed by the timeout" || len(doc.Threads) != 1 || len(doc.Loops) == 0 {
 		t.Fatalf("diffNLR JSON: %s", b)
 	}
 	th := doc.Threads[0]

@@ -90,7 +90,7 @@ func dotOf(t *testing.T, p *Picture) []byte {
 }
 
 func TestDOTStructure(t *testing.T) {
-	const end = "<B>■ faulty trace ends here</B><BR/><FONT POINT-SIZE=\"10\">killed by the --timeout</FONT>"
+	const end = "<B>■ faulty trace ends here</B><BR/><FONT POINT-SIZE=\"10\">killed by the timeout</FONT>"
 	for _, c := range []struct {
 		name         string
 		pic          *Picture
@@ -120,7 +120,7 @@ func TestDOTStructure(t *testing.T) {
 			// Fig. 3.6: the faulty side stops at MPI_Recv, marked; the
 			// normal side goes on to MPI_Finalize.
 			"dlBug",
-			&Picture{Blocks: mustDiff(t, oddevenNormal, dlFaulty), Label: testLabel, Ended: "killed by the --timeout"},
+			&Picture{Blocks: mustDiff(t, oddevenNormal, dlFaulty), Label: testLabel, Ended: "killed by the timeout"},
 			[]string{
 				"MPI_Init (green, stem)", "MPI_Comm_rank (green, stem)", "MPI_Comm_size (green, stem)",
 				"L1^16 (blue, normal)", "MPI_Finalize (blue, normal)",
@@ -168,7 +168,7 @@ func TestDOTStructure(t *testing.T) {
 		{
 			// Fig. 3.7b: the last green box is the faulty run's last event.
 			"ILCS allreduce",
-			&Picture{Blocks: mustDiff(t, allreduceNormal[:6], allreduceFaulty), Label: testLabel, Ended: "killed by the --timeout"},
+			&Picture{Blocks: mustDiff(t, allreduceNormal[:6], allreduceFaulty), Label: testLabel, Ended: "killed by the timeout"},
 			[]string{
 				"MPI_Init (green, stem)", "MPI_Comm_rank (green, stem)", "MPI_Comm_size (green, stem)",
 				"GOMP_parallel (green, stem)", "MPI_Allreduce (green, stem)", "L2^5 (blue, normal)", end + " (plaintext)",
@@ -197,7 +197,7 @@ func TestDOTStructure(t *testing.T) {
 
 // The end mark: a thick dark-red border on the faulty run's last event.
 func TestDOTEndMark(t *testing.T) {
-	got := parseDOT(t, dotOf(t, &Picture{Blocks: mustDiff(t, oddevenNormal, dlFaulty), Label: testLabel, Ended: "killed by the --timeout"}))
+	got := parseDOT(t, dotOf(t, &Picture{Blocks: mustDiff(t, oddevenNormal, dlFaulty), Label: testLabel, Ended: "killed by the timeout"}))
 	a := got.attrs["MPI_Recv"]
 	if a["penwidth"] != "2.6" || a["color"] != colorEnd {
 		t.Errorf("MPI_Recv: penwidth %q colour %q, want a thick %s border", a["penwidth"], a["color"], colorEnd)
