@@ -101,7 +101,6 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 	c.end()
 
 	out := make([]*NLR, len(fs)*nk)
-	c.begin("folding loops", len(out))
 	defer c.end()
 	for f := range fs {
 		for k := range nk {
@@ -131,6 +130,7 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 					same[r][i] = j
 				}
 			}
+			c.begin(fmt.Sprintf("folding loops (filter %s, K %d) of traces", fs[f].Name(), ks[k]), len(refs))
 			// The pass-1 NLRs are decoded as Fold comes to them, not all
 			// at once: a run of a million traces has as many distinct ones
 			// under a filter that keeps every call.
@@ -140,6 +140,7 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 				if err != nil {
 					return nil, fmt.Errorf("%s: trace %s: %w", p.dir, refs[j].ID, err)
 				}
+				c.step()
 				return d, nil
 			}, c.opts.Workers)
 			if err != nil {
@@ -167,7 +168,6 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 				return nil, fmt.Errorf("filter %s, K = %d: %w", fs[f].Name(), ks[k], err)
 			}
 			out[f*nk+k] = res
-			c.step()
 		}
 	}
 	return out, nil
