@@ -370,7 +370,7 @@ func writeTrace(path string, vals []uint16) (int64, error) {
 		err = cerr
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%s: %v", path, err)
+		return 0, fmt.Errorf("%s: %w", path, err)
 	}
 	return size, nil
 }
