@@ -22,8 +22,9 @@ const ManifestSchema = 1
 
 // Manifest is run.json: what this project's capture knows about a recorded
 // run beyond the traces themselves. Every rank's recorder adds its own entry
-// (under a file lock), so a manifest of a run whose recorders were killed
-// may lack ranks; the traces remain the evidence.
+// (to the rank log, RankLogName, under a file lock; the last recorder to
+// end folds the log into run.json), so a manifest of a run whose recorders
+// were killed may lack ranks; the traces remain the evidence.
 type Manifest struct {
 	Schema      int       `json:"schema"`
 	Tool        string    `json:"tool"`         // "difftrace"
