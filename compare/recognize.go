@@ -9,7 +9,6 @@ import (
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/internal/parallel"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -102,7 +101,6 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 	c.end()
 
 	out := make([]*NLR, len(fs)*nk)
-	c.begin("folding loops", len(out))
 	defer c.end()
 	for f := range fs {
 		for k := range nk {
@@ -110,9 +108,9 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 			// distinct one is folded once, by its first trace (which
 			// comes first in Fold's order too, so the loops are numbered
 			// as if every trace were folded), and its NLR shared.
-			var ds []nlr.Discovered
+			var refs []nlr.Ref
 			var where [][2]int
-			same := make([][]int, len(c.Runs)) // same[r][i]: the index in ds that trace IDs[i] shares
+			same := make([][]int, len(c.Runs)) // same[r][i]: the index in refs that trace IDs[i] shares
 			for r := range c.Runs {
 				first := map[int32]int{}
 				same[r] = make([]int, len(c.IDs))
@@ -124,28 +122,29 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 					x := ones[r].of[i][f*nk+k]
 					j, ok := first[x]
 					if !ok {
-						j = len(ds)
+						j = len(refs)
 						first[x] = j
-						ds = append(ds, nlr.Discovered{Run: r, ID: id})
+						refs = append(refs, nlr.Ref{Run: r, ID: id})
 						where = append(where, [2]int{r, i})
 					}
 					same[r][i] = j
 				}
 			}
-			err := parallel.For(len(ds), c.opts.Workers, func(j int) error {
-				var err error
+			c.begin(fmt.Sprintf("folding loops (filter %s, K %d) of traces", fs[f].Name(), ks[k]), len(refs))
+			// The pass-1 NLRs are decoded as Fold comes to them, not all
+			// at once: a run of a million traces has as many distinct ones
+			// under a filter that keeps every call.
+			seqs, table, err := nlr.FoldEach(refs, func(j int) (*nlr.Discoverer, error) {
 				p := ones[where[j][0]]
-				if ds[j].D, err = p.discoverer(where[j][1], f*nk+k); err != nil {
-					return fmt.Errorf("%s: trace %s: %w", p.dir, ds[j].ID, err)
+				d, err := p.discoverer(where[j][1], f*nk+k)
+				if err != nil {
+					return nil, fmt.Errorf("%s: trace %s: %w", p.dir, refs[j].ID, err)
 				}
-				return nil
-			})
+				c.step()
+				return d, nil
+			}, c.opts.Workers)
 			if err != nil {
-				return nil, err
-			}
-			seqs, table, err := nlr.Fold(ds, c.opts.Workers)
-			if err != nil {
-				return nil, fmt.Errorf("filter %s, K = %d: %v", fs[f].Name(), ks[k], err)
+				return nil, fmt.Errorf("filter %s, K = %d: %w", fs[f].Name(), ks[k], err)
 			}
 			res := &NLR{Filter: fs[f], K: ks[k], Table: table, c: c,
 				Seqs: make([][]nlr.Sequence, len(c.Runs)), Kept: make([][]uint64, len(c.Runs))}
@@ -166,10 +165,9 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 				}
 			}
 			if err := res.findRunWide(); err != nil {
-				return nil, fmt.Errorf("filter %s, K = %d: %v", fs[f].Name(), ks[k], err)
+				return nil, fmt.Errorf("filter %s, K = %d: %w", fs[f].Name(), ks[k], err)
 			}
 			out[f*nk+k] = res
-			c.step()
 		}
 	}
 	return out, nil

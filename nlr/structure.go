@@ -200,6 +200,14 @@ func newExpander(in *bodies) *expander {
 	return &expander{in: in, out: newBodies(), final: map[int32]int32{}, lens: map[int32]int{}}
 }
 
+// reset makes x expand the bodies in, forgetting what it knew of others;
+// its output bodies stay.
+func (x *expander) reset(in *bodies) {
+	x.in = in
+	clear(x.final)
+	clear(x.lens)
+}
+
 // all returns keys expanded, in a slice of the right size.
 func (x *expander) all(keys []uint64) []uint64 {
 	return x.expand(make([]uint64, 0, x.size(keys)), keys)

@@ -162,3 +162,42 @@ func TestSummarizePartWorkPerTrace(t *testing.T) {
 	}
 	t.Logf("per part of 8 traces, runs of 32, 128 and 512 traces: %+v", got)
 }
+
+// At a size where folding opens the distinct pass-1 NLRs in several
+// batches (2,048 traces a run, most of them distinct under the filter
+// that keeps every call), the summaries, made by two processes, still
+// rank exactly as the traces do, with the default bugs planted.
+func TestSummaryRanksAsRunsLarger(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ranks 2 × 2,048 generated traces twice")
+	}
+	dir := t.TempDir()
+	spec := synth.Spec{Procs: 512, Threads: 4, Events: 1500, Rows: 8, Seed: 3}
+	normal, faulty := filepath.Join(dir, "normal"), filepath.Join(dir, "faulty")
+	if _, err := synth.Write(normal, spec); err != nil {
+		t.Fatal(err)
+	}
+	spec.Faulty = true
+	if _, err := synth.Write(faulty, spec); err != nil {
+		t.Fatal(err)
+	}
+	g := defaultGrid(t, "")
+	want := rankingJSON(t, []string{normal, faulty}, g)
+	sn, sf := filepath.Join(dir, "sum-normal"), filepath.Join(dir, "sum-faulty")
+	summarizeInto(t, normal, sn, 2, g)
+	summarizeInto(t, faulty, sf, 2, g)
+	if got := rankingJSON(t, []string{sn, sf}, g); !bytes.Equal(got, want) {
+		t.Errorf("the ranking from the summaries differs from the traces'\nsummaries: %s\ntraces:    %s", got, want)
+	}
+	s, err := summary.Open(sn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := 0
+	for _, p := range s.Parts {
+		classes += len(p.Classes)
+	}
+	if classes < 1024 {
+		t.Errorf("%d distinct pass-1 NLRs in the normal run: too few to fold in several batches", classes)
+	}
+}

@@ -3,8 +3,10 @@ package rundir
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,8 +22,9 @@ const ManifestSchema = 1
 
 // Manifest is run.json: what this project's capture knows about a recorded
 // run beyond the traces themselves. Every rank's recorder adds its own entry
-// (under a file lock), so a manifest of a run whose recorders were killed
-// may lack ranks; the traces remain the evidence.
+// (to the rank log, RankLogName, under a file lock; the last recorder to
+// end folds the log into run.json), so a manifest of a run whose recorders
+// were killed may lack ranks; the traces remain the evidence.
 type Manifest struct {
 	Schema      int       `json:"schema"`
 	Tool        string    `json:"tool"`         // "difftrace"
@@ -120,19 +123,33 @@ type Waiting struct {
 	Unknown    bool  `json:"unknown,omitempty"`    // a peer that could not be told
 }
 
-// ReadManifest reads and checks a run.json file: a manifest that
-// contradicts itself (a rank listed twice, a rank beyond the run's size, a
-// rank that both exited and was killed) is refused with an error that names
-// the field, since what it says about the run can then not be trusted.
-func ReadManifest(path string) (*Manifest, error) {
+// ReadManifest reads and checks a run.json file, with the entries the
+// rank log next to it (RankLogName) holds of a run still running or cut
+// short: a manifest that contradicts itself (a rank listed twice, a rank
+// beyond the run's size, a rank that both exited and was killed) is
+// refused with an error that names the field, since what it says about
+// the run can then not be trusted.
+func ReadManifest(path string) (*Manifest, error) { return readManifest(path, true) }
+
+// ReadWritten reads and checks run.json as it was written, without the
+// rank log: what a recorder checks its launch against, at a cost that
+// does not grow with the ranks that have ended.
+func ReadWritten(path string) (*Manifest, error) { return readManifest(path, false) }
+
+func readManifest(path string, withLog bool) (*Manifest, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		if se, ok := err.(*json.SyntaxError); ok {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
 			return nil, fmt.Errorf("%s: byte %d: malformed run manifest: %w (fix or remove the file; the traces can be read without it)", path, se.Offset, err)
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%s: byte %d: malformed run manifest, field %s: %w (fix or remove the file; the traces can be read without it)", path, te.Offset, te.Field, err)
 		}
 		return nil, fmt.Errorf("%s: malformed run manifest: %w (fix or remove the file; the traces can be read without it)", path, err)
 	}
@@ -143,14 +160,17 @@ func ReadManifest(path string) (*Manifest, error) {
 	case m.Schema > ManifestSchema:
 		return nil, fmt.Errorf("%s: manifest schema %d is newer than this difftrace reads (1 to %d); use a newer difftrace", path, m.Schema, ManifestSchema)
 	}
+	if withLog {
+		if err := readRankLog(filepath.Join(filepath.Dir(path), RankLogName), &m); err != nil {
+			return nil, err
+		}
+	}
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w; fix or remove the file (the traces can be read without it)", path, err)
 	}
 	// Capture writes the ranks in order; kept so, Rank finds one by
 	// binary search (a run of 250,000 ranks looks each of them up).
-	if !slices.IsSortedFunc(m.Ranks, byRank) {
-		slices.SortStableFunc(m.Ranks, byRank)
-	}
+	m.sortRanks()
 	return &m, nil
 }
 

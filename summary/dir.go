@@ -64,7 +64,7 @@ func OpenRun(dir string, symbols *trace.Table, opts decode.Options) (*decode.Run
 	}
 	run, err := decode.Open(s.Run.Dir, symbols, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: is a summary, which holds no events, and the run it summarises is not at %s from here (%v); give the run directory", dir, s.Run.Dir, err)
+		return nil, fmt.Errorf("%s: is a summary, which holds no events, and the run it summarises is not at %s from here (%w); give the run directory", dir, s.Run.Dir, err)
 	}
 	want, _, err := decode.FromHeader(s.Run, trace.NewTable())
 	if err != nil || !slices.Equal(run.Traces(), want.Traces()) {

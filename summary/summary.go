@@ -137,21 +137,25 @@ func Encode(p *Part) ([]byte, error) {
 }
 
 // Decode reads a part from the file contents b; name is the file's name,
-// for errors.
+// for errors, which give the byte offset where the file went wrong.
 func Decode(name string, b []byte) (*Part, error) {
 	if len(b) < len(magic)+1+4 || string(b[:len(magic)]) != magic {
-		return nil, fmt.Errorf("%s: not a difftrace summary part (summarize the run again)", name)
+		return nil, fmt.Errorf("%s: byte 0: not a difftrace summary part (it does not begin %q; summarize the run again)", name, magic)
 	}
 	if v := b[len(magic)]; v != version {
-		return nil, fmt.Errorf("%s: a summary of version %d, this difftrace reads version %d: summarize the run again with this version", name, v, version)
+		return nil, fmt.Errorf("%s: byte %d: a summary of version %d, this difftrace reads version %d: summarize the run again with this version", name, len(magic), v, version)
 	}
 	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, castagnoli()) != sum {
-		return nil, fmt.Errorf("%s: the file is damaged (its checksum does not match; %d bytes): summarize the run again", name, len(b))
+	if got := crc32.Checksum(body, castagnoli()); got != sum {
+		return nil, fmt.Errorf("%s: the file is damaged or cut short (the checksum at byte %d is %08x, the bytes before it sum to %08x): summarize the run again", name, len(body), sum, got)
 	}
 	p := new(Part)
-	if err := gob.NewDecoder(bytes.NewReader(body[len(magic)+1:])).Decode(p); err != nil {
-		return nil, fmt.Errorf("%s: reading the summary: %w (summarize the run again)", name, err)
+	rd := bytes.NewReader(body[len(magic)+1:])
+	if err := gob.NewDecoder(rd).Decode(p); err != nil {
+		return nil, fmt.Errorf("%s: byte %d: reading the summary: %w (summarize the run again)", name, len(body)-rd.Len(), err)
+	}
+	if rd.Len() > 0 {
+		return nil, fmt.Errorf("%s: byte %d: %d bytes after the summary's end (summarize the run again)", name, len(body)-rd.Len(), rd.Len())
 	}
 	return p, nil
 }
@@ -182,7 +186,7 @@ type Summary struct {
 func Open(dir string) (*Summary, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, fmt.Errorf("reading the summary: %w", err)
 	}
 	of := -1
 	var names []string
@@ -220,7 +224,7 @@ func Open(dir string) (*Summary, error) {
 		}
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading the summary: %w", err)
 		}
 		p, err := Decode(filepath.Join(dir, name), b)
 		if err != nil {
@@ -237,32 +241,33 @@ func Open(dir string) (*Summary, error) {
 	s.Grid = p0.Grid
 	seen := make(map[trace.ID]int)
 	for i, p := range s.Parts {
+		file := filepath.Join(dir, PartName(i, of))
 		if !sameGrid(p.Grid, s.Grid) {
-			return nil, fmt.Errorf("%s: part %d was summarised with other filters or K than part 0; summarize the run again", dir, i)
+			return nil, fmt.Errorf("%s: part %d was summarised with other filters or K than part 0; summarize the run again", file, i)
 		}
 		if len(p.Run.Names) != p.Names || NamesSum(p.Run.Names) != p.NamesSum {
-			return nil, fmt.Errorf("%s: part %d is damaged (its names do not match their checksum); summarize the run again", dir, i)
+			return nil, fmt.Errorf("%s: part %d is damaged (its names do not match their checksum); summarize the run again", file, i)
 		}
 		if p.Run.Dir != p0.Run.Dir || p.Run.Format != p0.Run.Format {
-			return nil, fmt.Errorf("%s: part %d summarises the run %s, part 0 the run %s; remove the directory and summarize the run again", dir, i, p.Run.Dir, p0.Run.Dir)
+			return nil, fmt.Errorf("%s: part %d summarises the run %s, part 0 the run %s; remove the directory and summarize the run again", file, i, p.Run.Dir, p0.Run.Dir)
 		}
 		nf, nc := len(s.Grid.Filters), len(s.Grid.Filters)*len(s.Grid.Ks)
-		for _, t := range p.Traces {
+		for x, t := range p.Traces {
 			if j, dup := seen[t.ID]; dup {
-				return nil, fmt.Errorf("%s: trace %s is in parts %d and %d; summarize the run again", dir, t.ID, j, i)
+				return nil, fmt.Errorf("%s: trace record %d: trace %s is in parts %d and %d; summarize the run again", file, x, t.ID, j, i)
 			}
 			seen[t.ID] = i
 			if len(t.Kept) != nf || len(t.Classes) != nc {
-				return nil, fmt.Errorf("%s: part %d: the summary of trace %s is incomplete", dir, i, t.ID)
+				return nil, fmt.Errorf("%s: trace record %d: the summary of trace %s is incomplete (%d call counts and %d NLRs, want %d and %d); summarize the run again", file, x, t.ID, len(t.Kept), len(t.Classes), nf, nc)
 			}
 			for _, c := range t.Classes {
 				if c < 0 || int(c) >= len(p.Classes) {
-					return nil, fmt.Errorf("%s: part %d: trace %s names class %d of %d", dir, i, t.ID, c, len(p.Classes))
+					return nil, fmt.Errorf("%s: trace record %d: trace %s names NLR %d of %d; summarize the run again", file, x, t.ID, c, len(p.Classes))
 				}
 			}
 			for _, sym := range t.End {
 				if int(sym) >= p.Names {
-					return nil, fmt.Errorf("%s: part %d: trace %s ended in function %d of %d", dir, i, t.ID, sym, p.Names)
+					return nil, fmt.Errorf("%s: trace record %d: trace %s ended in function %d of %d; summarize the run again", file, x, t.ID, sym, p.Names)
 				}
 			}
 		}

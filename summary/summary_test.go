@@ -74,6 +74,25 @@ func TestOpenDamaged(t *testing.T) {
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, b[:len(b)/2], 0o644)
 		}, "part-0-of-3.dts: the file is damaged"},
+		{"damaged within its checksum", func(dir string) {
+			p := filepath.Join(dir, PartName(1, 3))
+			b, _ := os.ReadFile(p)
+			b = b[:len(b)-4]
+			b = append(b[:len(b)-8], 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+			b = binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
+			os.WriteFile(p, b, 0o644)
+		}, "part-1-of-3.dts: byte "},
+		{"other version", func(dir string) {
+			p := filepath.Join(dir, PartName(1, 3))
+			b, _ := os.ReadFile(p)
+			b[len(magic)] = 9
+			os.WriteFile(p, b, 0o644)
+		}, "part-1-of-3.dts: byte 18: a summary of version 9"},
+		{"trace names no NLR", func(dir string) {
+			p := testParts(3)[2]
+			p.Traces[0].Classes[1] = 999
+			Write(dir, p)
+		}, "part-2-of-3.dts: trace record 0: trace 2.0 names NLR 999 of 1"},
 		{"not a summary", func(dir string) { os.WriteFile(filepath.Join(dir, PartName(1, 3)), []byte("hello"), 0o644) }, "not a difftrace summary part"},
 		{"renamed", func(dir string) {
 			os.Rename(filepath.Join(dir, PartName(1, 3)), filepath.Join(dir, "part-7-of-9.dts"))

@@ -88,6 +88,11 @@ func ConvertUftraceDirs(dirs []string, opt ConvertDirsOptions) (*rundir.Manifest
 			rank++
 		}
 	}
+	if claimed {
+		if err := assemble(opt.Out); err != nil {
+			return nil, err
+		}
+	}
 	return readManifest(opt.Out)
 }
 

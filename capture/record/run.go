@@ -559,6 +559,10 @@ func Run(opt Options) (int, error) {
 	if err := updateRank(opt.Dir, tmpl, r); err != nil {
 		return 1, err
 	}
+	release()
+	if err := assembleIfLast(opt.Dir); err != nil {
+		return 1, err
+	}
 	if opt.Verbose {
 		user, sys := ownCPU()
 		logf("%s from capture's start to the recorder's, %s from the program's end to capture's; the recorder used %s of CPU (user %s, system %s)",

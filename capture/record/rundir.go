@@ -17,10 +17,11 @@ import (
 	"github.com/difftrace/difftrace/rundir"
 )
 
-// A run directory is written by every rank's recorder at once: each one
-// adds or updates its own entry of run.json while holding an exclusive
-// flock on a lock file, and writes the manifest under a temporary name
-// before renaming it into place.
+// A run directory is written by every rank's recorder at once: the first
+// writes run.json, each one appends its rank's entry to the rank log
+// (rundir.RankLogName) while holding an exclusive flock on a lock file,
+// and the last to end folds the log into run.json, written under a
+// temporary name before it is renamed into place.
 
 // lockName is the lock file of a run directory.
 const lockName = ".run.lock"
@@ -131,9 +132,10 @@ func lockRunDir(dir string) (unlock func(), err error) {
 	}, nil
 }
 
-// readManifest reads run.json, returning nil if there is none.
+// readManifest reads run.json as written, without the ranks logged since
+// (rundir.ReadWritten), returning nil if there is none.
 func readManifest(dir string) (*rundir.Manifest, error) {
-	m, err := rundir.ReadManifest(filepath.Join(dir, rundir.ManifestName))
+	m, err := rundir.ReadWritten(filepath.Join(dir, rundir.ManifestName))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -154,7 +156,7 @@ func writeManifest(dir string, m *rundir.Manifest) error {
 // uftrace recording, or a temporary file of any of them.
 func isRunFile(name, prefix string) bool {
 	name = strings.TrimPrefix(name, ".")
-	return name == rundir.ManifestName || name == strings.TrimPrefix(lockName, ".") || name == strings.TrimPrefix(activeName, ".") ||
+	return name == rundir.ManifestName || name == strings.TrimPrefix(rundir.RankLogName, ".") || name == strings.TrimPrefix(lockName, ".") || name == strings.TrimPrefix(activeName, ".") ||
 		strings.HasPrefix(name, prefix+".") || strings.HasPrefix(name, rundir.ManifestName+".tmp") ||
 		strings.HasPrefix(name, "uftrace.") || name == UnpatchedName
 }
@@ -356,7 +358,9 @@ func removeRun(dir, prefix string) error {
 }
 
 // updateRank replaces this rank's entry of run.json and extends the run's
-// end, under the directory's lock.
+// end, under the directory's lock: it appends the entry to the rank log
+// (rundir.AppendRank), which the last recorder to end folds into run.json
+// (assembleIfLast), so that no rank rewrites the whole manifest.
 func updateRank(dir string, tmpl rundir.Manifest, r rundir.Rank) error {
 	unlock, err := lockRunDir(dir)
 	if err != nil {
@@ -372,8 +376,39 @@ func updateRank(dir string, tmpl rundir.Manifest, r rundir.Rank) error {
 		// one ran: do not mix the two.
 		return fmt.Errorf("%s: the run directory was taken over by another launch while rank %d was recording; its traces are incomplete", dir, r.Rank)
 	}
-	putRank(m, r)
-	return writeManifest(dir, m)
+	if err := rundir.AppendRank(dir, r); err != nil {
+		return fileError(filepath.Join(dir, rundir.RankLogName), err)
+	}
+	return nil
+}
+
+// assembleIfLast folds the rank log into run.json (rundir.Assemble) when
+// no other recorder of the run directory is running: the caller has
+// written its rank's end and let go of its own hold (holdActive). A
+// recorder that starts later assembles again when it ends.
+func assembleIfLast(dir string) error {
+	f, err := openLock(filepath.Join(dir, activeName))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return nil // others still record (or no flock here): the last one assembles
+	}
+	return assemble(dir)
+}
+
+// assemble folds the rank log into run.json under the directory's lock.
+func assemble(dir string) error {
+	unlock, err := lockRunDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := rundir.Assemble(dir); err != nil {
+		return fileError(filepath.Join(dir, rundir.ManifestName), err)
+	}
+	return nil
 }
 
 // putRank replaces r's entry of the manifest and widens the run's start

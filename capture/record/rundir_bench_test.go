@@ -10,12 +10,12 @@ import (
 )
 
 // BenchmarkRecordManifest has the recorders of a run of n ranks each claim
-// the run directory and then write their end into run.json, one after the
-// other, as a launch's recorders do under the directory's lock; ns/op is
-// the whole run's. A cost that grows with n² shows as ns/op growing 4×
+// the run directory and then write their end (into the rank log), one
+// after the other, as a launch's recorders do under the directory's lock,
+// and the last one assemble run.json; ns/op is the whole run's. A cost that grows with n² shows as ns/op growing 4×
 // per doubling of n.
 func BenchmarkRecordManifest(b *testing.B) {
-	for _, n := range []int{250, 1000, 4000, 16000} {
+	for _, n := range []int{250, 1000, 4000, 16000, 64000, 250000} {
 		b.Run(fmt.Sprintf("ranks=%d", n), func(b *testing.B) {
 			tm := tmplFor("job=1")
 			tm.Size = n
@@ -36,6 +36,9 @@ func BenchmarkRecordManifest(b *testing.B) {
 					if err := updateRank(dir, tm, rk); err != nil {
 						b.Fatal(err)
 					}
+				}
+				if err := assemble(dir); err != nil { // as the last recorder does
+					b.Fatal(err)
 				}
 				m, err := decode.ReadManifest(filepath.Join(dir, decode.ManifestName))
 				if err != nil || len(m.Ranks) != n {

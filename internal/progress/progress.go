@@ -6,6 +6,7 @@ package progress
 
 import (
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,7 +33,9 @@ func New(w io.Writer) *Bars {
 }
 
 // Begin ends the stage shown and starts one of total steps, described as
-// what. A stage of fewer than two steps shows no bar.
+// what, whose last word names the steps: "decoding traces" counts traces,
+// and the bar shows how many are done and how many a second. A stage of
+// fewer than two steps shows no bar.
 func (p *Bars) Begin(what string, total int) {
 	if p == nil {
 		return
@@ -47,6 +50,8 @@ func (p *Bars) Begin(what string, total int) {
 		progressbar.OptionSetWriter(p.w),
 		progressbar.OptionSetDescription(what),
 		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString(what[strings.LastIndexByte(what, ' ')+1:]),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish())
 }

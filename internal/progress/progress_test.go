@@ -51,8 +51,8 @@ func TestBars(t *testing.T) {
 	}
 	p.End()
 	out := buf.String()
-	if !strings.Contains(out, "writing traces") || !strings.Contains(out, "/64)") {
-		t.Errorf("the bar wrote %q; want the stage and its count", out)
+	if !strings.Contains(out, "writing traces") || !strings.Contains(out, "/64, ") || !strings.Contains(out, " traces/s)") {
+		t.Errorf("the bar wrote %q; want the stage, its count and its rate in traces a second", out)
 	}
 	if !strings.HasSuffix(out, strings.Repeat(" ", 20)+"\r") {
 		t.Errorf("the bar was not cleared at the end: %q", out)
