@@ -150,8 +150,9 @@ func filterHelp() string {
 	return b.String()
 }
 
-// helpTexts are the commands' long help texts, help/NAME.txt: prose read
-// and edited as text, apart from the flags and calls of the commands.
+// helpTexts are the commands' long help texts, help/NAME.txt, and their
+// examples, help/NAME.examples.txt: prose read and edited as text, apart
+// from the flags and calls of the commands.
 //
 //go:embed help/*.txt
 var helpTexts embed.FS
@@ -159,9 +160,17 @@ var helpTexts embed.FS
 // help returns the long help of the command name, with the list of filter
 // presets where the text says {{filters}}.
 func help(name string) string {
-	b, err := helpTexts.ReadFile("help/" + name + ".txt")
+	return strings.ReplaceAll(helpText(name+".txt"), "{{filters}}", filterHelp())
+}
+
+// examples returns the examples of the command name.
+func examples(name string) string { return helpText(name + ".examples.txt") }
+
+// helpText returns the text of help/file without its last newline.
+func helpText(file string) string {
+	b, err := helpTexts.ReadFile("help/" + file)
 	if err != nil {
 		panic(err) // the texts are compiled in: a missing one is a bug
 	}
-	return strings.ReplaceAll(strings.TrimSuffix(string(b), "\n"), "{{filters}}", filterHelp())
+	return strings.TrimSuffix(string(b), "\n")
 }

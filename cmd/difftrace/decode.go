@@ -25,13 +25,10 @@ type decodeFlags struct {
 func newDecodeCmd() *cobra.Command {
 	var f decodeFlags
 	cmd := &cobra.Command{
-		Use:   "decode RUN | decode --raw FILE",
-		Short: "Print traces as call/return listings, or a call stack at one event",
-		Long:  help("decode"),
-		Example: `  difftrace decode testdata/parlot/oddeven4
-  difftrace decode testdata/parlot/oddeven4 --trace 2.0 --format flat
-  difftrace decode faulty/ --trace 5.0 --stack-at 120345
-  difftrace decode --raw testdata/parlot/edge/loops.bin --format u16 > loops.u16`,
+		Use:     "decode RUN | decode --raw FILE",
+		Short:   "Print traces as call/return listings, or a call stack at one event",
+		Long:    help("decode"),
+		Example: examples("decode"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.raw != "" {
 				if len(args) != 0 {

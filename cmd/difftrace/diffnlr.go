@@ -37,15 +37,10 @@ type diffNLRFlags struct {
 func newDiffNLRCmd() *cobra.Command {
 	var f diffNLRFlags
 	cmd := &cobra.Command{
-		Use:   "diffnlr TRACE [-o FILE]",
-		Short: "Show how one trace or process changed between the normal and the faulty run",
-		Long:  help("diffnlr"),
-		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
-  difftrace diffnlr 5
-  difftrace diffnlr 5 -o diffnlr-5.svg -o diffnlr-5.png
-  difftrace diffnlr 6.4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-critbug --filter mem+omp.crit+cust=CPU_Exec
-  difftrace diffnlr 4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-dlbug --full
-  difftrace diffnlr 3 --against 1 --faulty testdata/runs/stencil-skipbug --filter mpi`,
+		Use:               "diffnlr TRACE [-o FILE]",
+		Short:             "Show how one trace or process changed between the normal and the faulty run",
+		Long:              help("diffnlr"),
+		Example:           examples("diffnlr"),
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSuspects,
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },

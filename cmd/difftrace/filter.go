@@ -20,12 +20,10 @@ type filterFlags struct {
 func newFilterCmd() *cobra.Command {
 	f := filterFlags{analysisFlags: analysisFlags{k: 10}}
 	cmd := &cobra.Command{
-		Use:   "filter RUN --filter SPEC",
-		Short: "List the calls a filter keeps in each trace",
-		Long:  help("filter"),
-		Example: `  difftrace filter testdata/runs/oddeven4-normal --filter mpi
-  difftrace filter testdata/runs/ilcs-normal --filter omp.crit+mem --trace 6.4
-  difftrace filter faulty/ --filter mpi.col+cust=CPU_Exec --format count`,
+		Use:               "filter RUN --filter SPEC",
+		Short:             "List the calls a filter keeps in each trace",
+		Long:              help("filter"),
+		Example:           examples("filter"),
 		Args:              runArgs(1, 1),
 		ValidArgsFunction: completeRunDir,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -23,12 +23,10 @@ type hangFlags struct {
 func newHangCmd() *cobra.Command {
 	var f hangFlags
 	cmd := &cobra.Command{
-		Use:   "hang RUN [NORMAL] [-o classes.svg|.png|.dot|.json]...",
-		Short: "Say where the ranks of a hung run stopped, how far each got, and whom to suspect",
-		Long:  help("hang"),
-		Example: `  difftrace hang testdata/runs/stencil-skipbug testdata/runs/stencil-normal
-  difftrace hang dlbug/ -o classes.svg
-  difftrace hang faulty/ normal/ --format json`,
+		Use:               "hang RUN [NORMAL] [-o classes.svg|.png|.dot|.json]...",
+		Short:             "Say where the ranks of a hung run stopped, how far each got, and whom to suspect",
+		Long:              help("hang"),
+		Example:           examples("hang"),
 		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDir,
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },

@@ -12,12 +12,11 @@ import (
 func newInfoCmd() *cobra.Command {
 	var rf readFlags
 	cmd := &cobra.Command{
-		Use:   "info RUN",
-		Short: "Summarise a recorded run: processes, threads, events, functions, compression, how it ended",
-		Long:  help("info"),
-		Example: `  difftrace info testdata/parlot/oddeven4
-  difftrace info faulty/ --max-events 1e10`,
-		Args: cobra.ExactArgs(1),
+		Use:     "info RUN",
+		Short:   "Summarise a recorded run: processes, threads, events, functions, compression, how it ended",
+		Long:    help("info"),
+		Example: examples("info"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run, done, err := rf.openWithProgress(cmd, args[0])
 			if err != nil {

@@ -21,12 +21,10 @@ type nlrFlags struct {
 func newNLRCmd() *cobra.Command {
 	var f nlrFlags
 	cmd := &cobra.Command{
-		Use:   "nlr RUN [RUN2] --filter SPEC [--k 10]",
-		Short: "Fold each trace's loops into its nested-loop representation (L0^4)",
-		Long:  help("nlr"),
-		Example: `  difftrace nlr testdata/runs/oddeven4-normal --filter mpi
-  difftrace nlr testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug --filter mpi --trace 5
-  difftrace nlr normal/ faulty/ --filter omp.crit+mem --k 20 --format json`,
+		Use:               "nlr RUN [RUN2] --filter SPEC [--k 10]",
+		Short:             "Fold each trace's loops into its nested-loop representation (L0^4)",
+		Long:              help("nlr"),
+		Example:           examples("nlr"),
 		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(cmd *cobra.Command, args []string) error {

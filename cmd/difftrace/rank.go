@@ -34,15 +34,10 @@ type rankFlags struct {
 func newRankCmd() *cobra.Command {
 	var f rankFlags
 	cmd := &cobra.Command{
-		Use:   "rank NORMAL FAULTY | rank RUN",
-		Short: "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
-		Long:  help("rank"),
-		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
-  difftrace diffnlr 5
-  difftrace rank normal/ faulty/ --filters mpi,omp.crit+mem --custom CPU_Exec --attrs sing.noFreq,doub.log10
-  difftrace rank normal/ faulty/ --linkage ward --k 10,50 --format json -o ranking.json
-  difftrace rank normal-1/ faulty/ --also-normal normal-2/ --also-normal normal-3/
-  difftrace rank testdata/runs/stencil-skipbug     # one run alone: traces against their peers`,
+		Use:               "rank NORMAL FAULTY | rank RUN",
+		Short:             "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
+		Long:              help("rank"),
+		Example:           examples("rank"),
 		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -21,13 +21,10 @@ type reportFlags struct {
 func newReportCmd() *cobra.Command {
 	var f reportFlags
 	cmd := &cobra.Command{
-		Use:   "report NORMAL FAULTY [-o report.html] | report RUN [-o page.html]",
-		Short: "Write the whole comparison as one self-contained HTML page: verdict, ranking, matrices, dendrograms, lattices and diffNLRs",
-		Long:  help("report"),
-		Example: `  difftrace report testdata/runs/stencil-normal testdata/runs/stencil-skipbug -o report.html
-  difftrace report normal/ faulty/ --also-normal normal-2/ --rows 12 -o report.html
-  difftrace report normal/ faulty/ --filters mpi,omp --linkage ward -o report.json
-  difftrace report testdata/runs/stencil-skipbug -o page.html     # one run alone: traces against their peers`,
+		Use:               "report NORMAL FAULTY [-o report.html] | report RUN [-o page.html]",
+		Short:             "Write the whole comparison as one self-contained HTML page: verdict, ranking, matrices, dendrograms, lattices and diffNLRs",
+		Long:              help("report"),
+		Example:           examples("report"),
 		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDirs,
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },

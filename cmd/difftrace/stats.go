@@ -26,14 +26,11 @@ var statsFormats = map[string]report.Format{"table": report.Text, "json": report
 func newStatsCmd() *cobra.Command {
 	var f statsFlags
 	cmd := &cobra.Command{
-		Use:   "stats RUN",
-		Short: "Count calls per function and caller→callee edges, per thread, process or program",
-		Long:  help("stats"),
-		Example: `  difftrace stats testdata/parlot/oddeven4
-  difftrace stats testdata/parlot/oddeven4 --by program --edges
-  difftrace stats faulty/ --by thread --trace 5 --format csv -o faulty5.csv
-  difftrace stats faulty/ --top 10 --format json`,
-		Args: cobra.ExactArgs(1),
+		Use:     "stats RUN",
+		Short:   "Count calls per function and caller→callee edges, per thread, process or program",
+		Long:    help("stats"),
+		Example: examples("stats"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level, err := decode.ParseLevel(f.by)
 			if err != nil {

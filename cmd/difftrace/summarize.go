@@ -31,12 +31,10 @@ type summarizeFlags struct {
 func newSummarizeCmd() *cobra.Command {
 	var f summarizeFlags
 	cmd := &cobra.Command{
-		Use:   "summarize RUN -o DIR",
-		Short: "Summarise a run's traces for rank, in parallel under an MPI launcher",
-		Long:  help("summarize"),
-		Example: `  difftrace summarize testdata/runs/oddeven-normal -o /tmp/normal.sum
-  mpirun -np 8 difftrace summarize faulty/ -o faulty.sum --k 10,50
-  difftrace rank normal.sum faulty.sum`,
+		Use:               "summarize RUN -o DIR",
+		Short:             "Summarise a run's traces for rank, in parallel under an MPI launcher",
+		Long:              help("summarize"),
+		Example:           examples("summarize"),
 		Args:              runArgs(1, 1),
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(cmd *cobra.Command, args []string) error {
