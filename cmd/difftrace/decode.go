@@ -120,16 +120,7 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 		t, _ := run.Trace(id)
 		return writeU16(cmd, f, t.Path, func(w io.Writer) error { return run.WriteU16(w, id) })
 	}
-	out, err := outfile.Create(f.out, cmd.OutOrStdout(), run.Dir)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	doc := &report.Listing{Run: run, Traces: ids, Flat: f.format == "flat"}
-	if err := report.Write(out, doc, report.Options{Format: decodeFormats[f.format]}); err != nil {
-		return err
-	}
-	return out.Commit()
+	return writeOut(cmd, f.out, &report.Listing{Run: run, Traces: ids, Flat: f.format == "flat"}, decodeFormats[f.format], run.Dir)
 }
 
 // decodeFormats are the report formats of --format (u16 is written apart).
@@ -140,17 +131,11 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 	if err != nil {
 		return err
 	}
-	out, err := outfile.Create(f.out, cmd.OutOrStdout(), run.Dir)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
 	format, ok := decodeFormats[f.format]
-	if !ok {
-		return errors.New("--stack-at prints tree/flat text or json, not " + f.format)
-	}
-	if err := report.Write(out, report.NewStack(run, id, ev, frames), report.Options{Format: format}); err != nil {
-		return fmt.Errorf("writing %s: %w", out.Name(), err)
-	}
-	return out.Commit()
+	return emit(cmd, f.out, format, []string{run.Dir}, func() (report.Document, error) {
+		if !ok {
+			return nil, errors.New("--stack-at prints tree/flat text or json, not " + f.format)
+		}
+		return report.NewStack(run, id, ev, frames), nil
+	})
 }

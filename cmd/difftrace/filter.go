@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/compare"
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -44,24 +43,16 @@ func newFilterCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// The output first: an -o that cannot be written fails before
-			// the work.
-			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
-			kept, err := c.Filter(flt, compare.Normal, ids)
-			printNotes(cmd, c.Notes())
-			if err != nil {
-				return err
-			}
-			doc := &report.Kept{Filter: flt.Name(), Traces: ids, Calls: kept, Symbols: c.Symbols, Counts: f.format == "count"}
-			noteEmptyFilter(cmd, flt.Name(), doc.Total())
-			if err := report.Write(out, doc, report.Options{Format: format}); err != nil {
-				return err
-			}
-			return out.Commit()
+			return emit(cmd, f.out, format, args, func() (report.Document, error) {
+				kept, err := c.Filter(flt, compare.Normal, ids)
+				printNotes(cmd, c.Notes())
+				if err != nil {
+					return nil, err
+				}
+				doc := &report.Kept{Filter: flt.Name(), Traces: ids, Calls: kept, Symbols: c.Symbols, Counts: f.format == "count"}
+				noteEmptyFilter(cmd, flt.Name(), doc.Total())
+				return doc, nil
+			})
 		},
 	}
 	f.register(cmd)

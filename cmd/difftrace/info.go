@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -22,20 +19,12 @@ func newInfoCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ids := run.Traces()
-			stats, err := run.Summarize(ids, false)
+			stats, err := run.Summarize(run.Traces(), false)
 			done()
 			if err != nil {
 				return err
 			}
-			out, err := outfile.Create("", cmd.OutOrStdout())
-			if err != nil {
-				return err
-			}
-			if err := report.Write(out, report.NewInfo(run, stats), report.Options{}); err != nil {
-				return fmt.Errorf("writing %s: %w", out.Name(), err)
-			}
-			return out.Commit()
+			return writeOut(cmd, "", report.NewInfo(run, stats), "")
 		},
 	}
 	rf.register(cmd)

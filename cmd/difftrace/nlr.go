@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/report"
 )
@@ -44,23 +43,15 @@ func newNLRCmd() *cobra.Command {
 			if err != nil {
 				return param.Flags(err, map[string]string{"trace": "--trace"})
 			}
-			// The output first: an -o that cannot be written fails before
-			// the work.
-			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
-			res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
-			if err != nil {
-				return err
-			}
-			printNotes(cmd, c.Notes())
-			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
-			if err := report.Write(out, report.NewNLRs(c, res[0], ids), report.Options{Format: format}); err != nil {
-				return err
-			}
-			return out.Commit()
+			return emit(cmd, f.out, format, args, func() (report.Document, error) {
+				res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+				if err != nil {
+					return nil, err
+				}
+				printNotes(cmd, c.Notes())
+				noteEmptyFilter(cmd, flt.Name(), res[0].Total())
+				return report.NewNLRs(c, res[0], ids), nil
+			})
 		},
 	}
 	f.register(cmd)

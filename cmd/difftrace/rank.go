@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
@@ -52,33 +51,23 @@ func newRankCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// The output first: an -o that cannot be written fails before
-			// the sweep.
-			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
 			// A faulty run that hung gets the hang analysis too: where
 			// each rank stopped and whom to suspect, the first suspect
 			// being the trace whose diffNLR rank suggests.
-			rk, hung, err := rank.Sweep(c, grid)
+			doc := &report.Ranking{Traces: len(c.IDs), Processes: len(c.Processes()), SuspectShare: grid.SuspectShare,
+				Shown: f.rows, TopN: f.top, AllRows: "--rows 0", AlsoNormal: "--also-normal"}
+			err = emit(cmd, f.out, format, args, func() (report.Document, error) {
+				doc.Ranking, doc.Hang, err = rank.Sweep(c, grid)
+				return doc, err
+			})
+			if err != nil || f.noSession {
+				return err
+			}
+			s, err := session.New(args[0], args[1], f.alsoNormal, f.custom, f.exactPolling, doc.Ranking)
 			if err != nil {
 				return err
 			}
-			doc := &report.Ranking{Ranking: rk, Hang: hung, Traces: len(c.IDs), Processes: len(c.Processes()),
-				SuspectShare: grid.SuspectShare, Shown: f.rows, TopN: f.top, AllRows: "--rows 0", AlsoNormal: "--also-normal"}
-			if err := report.Write(out, doc, report.Options{Format: format}); err != nil {
-				return err
-			}
-			if err := out.Commit(); err != nil || f.noSession {
-				return err
-			}
-			s, err := session.New(args[0], args[1], f.alsoNormal, f.custom, f.exactPolling, rk)
-			if err != nil {
-				return err
-			}
-			return session.Save(s, rk, cmd.ErrOrStderr(), "pass --no-session")
+			return session.Save(s, doc.Ranking, cmd.ErrOrStderr(), "pass --no-session")
 		},
 	}
 	f.registerGrid(cmd)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
@@ -49,36 +48,28 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The output first: an -o that cannot be written fails before the
-	// sweep.
-	out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	// The ranking, and the hang analysis when the faulty run hung.
-	rk, hung, err := rank.Sweep(c, grid)
-	if err != nil {
-		return err
-	}
 	inv := &report.Invocation{Normal: args[0], Faulty: args[1], AlsoNormal: f.alsoNormal, Filters: f.filters, Custom: f.custom,
 		Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages, SuspectShare: f.suspectShare, ExactPolling: f.exactPolling,
 		Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Force: f.force, Rows: f.shown, Diffs: f.diffs, Out: f.out}
-	rpt, err := report.NewPage(c, rk, hung, report.PageOptions{Version: version, Rows: f.shown, Diffs: f.diffs,
-		RowCommands: inv.RowCommands, DiffCommand: inv.DiffCommand})
-	if err != nil {
-		return err
-	}
-	rpt.Commands = inv.Commands(rpt, rk, hung != nil)
-	if err := report.Write(out, rpt, report.Options{Format: format}); err != nil {
-		return err
-	}
-	return f.commit(cmd, out)
+	return f.emit(cmd, format, args, func() (report.Document, error) {
+		// The ranking, and the hang analysis when the faulty run hung.
+		rk, hung, err := rank.Sweep(c, grid)
+		if err != nil {
+			return nil, err
+		}
+		rpt, err := report.NewPage(c, rk, hung, report.PageOptions{Version: version, Rows: f.shown, Diffs: f.diffs,
+			RowCommands: inv.RowCommands, DiffCommand: inv.DiffCommand})
+		if err != nil {
+			return nil, err
+		}
+		rpt.Commands = inv.Commands(rpt, rk, hung != nil)
+		return rpt, nil
+	})
 }
 
-// commit commits the page and says where it went.
-func (f *reportFlags) commit(cmd *cobra.Command, out *outfile.File) error {
-	if err := out.Commit(); err != nil {
+// emit writes the page build returns (emit) and says where it went.
+func (f *reportFlags) emit(cmd *cobra.Command, format report.Format, inputs []string, build func() (report.Document, error)) error {
+	if err := emit(cmd, f.out, format, inputs, build); err != nil {
 		return err
 	}
 	if f.out != "" && f.out != "-" {
@@ -96,25 +87,15 @@ func (f *reportFlags) runOne(cmd *cobra.Command, dir string, grid rank.Grid, for
 	if err != nil {
 		return err
 	}
-	out, err := outfile.Create(f.out, cmd.OutOrStdout(), dir)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	a, err := outlier.Analyze(c, grid)
-	if err != nil {
-		return err
-	}
 	inv := &report.Invocation{Normal: dir, Filters: f.filters, Custom: f.custom, Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages,
 		SuspectShare: f.suspectShare, ExactPolling: f.exactPolling, Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Out: f.out}
-	p, err := report.NewOutlierPage(c, a, version, inv.OutlierCommands())
-	if err != nil {
-		return err
-	}
-	if err := report.Write(out, p, report.Options{Format: format}); err != nil {
-		return err
-	}
-	return f.commit(cmd, out)
+	return f.emit(cmd, format, []string{dir}, func() (report.Document, error) {
+		a, err := outlier.Analyze(c, grid)
+		if err != nil {
+			return nil, err
+		}
+		return report.NewOutlierPage(c, a, version, inv.OutlierCommands())
+	})
 }
 
 // check checks the flags: the grid, what the page holds and its format.

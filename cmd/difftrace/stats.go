@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/decode"
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -50,23 +49,14 @@ func newStatsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// The output first: an -o that cannot be written fails before
-			// the work.
-			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
-			stats, err := run.Summarize(ids, f.edges)
-			done()
-			if err != nil {
-				return err
-			}
-			doc := report.NewStats(run.Dir, decode.GroupStats(ids, stats, level), level, run, f.edges, f.top)
-			if err := report.Write(out, doc, report.Options{Format: statsFormats[f.format]}); err != nil {
-				return fmt.Errorf("writing %s: %w", out.Name(), err)
-			}
-			return out.Commit()
+			return emit(cmd, f.out, statsFormats[f.format], args, func() (report.Document, error) {
+				stats, err := run.Summarize(ids, f.edges)
+				done()
+				if err != nil {
+					return nil, err
+				}
+				return report.NewStats(run.Dir, decode.GroupStats(ids, stats, level), level, run, f.edges, f.top), nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.by, "by", "process", "count per thread, process or program")
