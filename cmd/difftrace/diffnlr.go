@@ -13,7 +13,6 @@ import (
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/nlr"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
@@ -108,59 +107,24 @@ func (f *diffNLRFlags) colorOn(w io.Writer) (bool, error) {
 }
 
 // params settles the runs, the filter and K: from the flags, else from the
-// session rank saved, else the defaults. It returns where they came from,
-// for the header, and the session when neither --filter nor --k was given:
-// the view is then picked for the trace (session.Pick).
-func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string, pick *picking, err error) {
+// session rank saved, else the defaults (session.Follow).
+func (f *diffNLRFlags) params(cmd *cobra.Command) (*session.View, error) {
 	switch {
 	case f.normal != "" && f.faulty != "":
-		dirs = append([]string{f.normal, f.faulty}, f.alsoNormal...)
-		if f.filter == "" {
-			f.filter = "mpi"
-		}
-		if f.k == 0 {
-			f.k = 10
-		}
+		return session.Given(append([]string{f.normal, f.faulty}, f.alsoNormal...), f.filter, f.k), nil
 	case f.normal != "" || f.faulty != "":
-		return nil, "", nil, fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
-	default:
-		s, rk, err := session.LoadWithRanking(cmd.ErrOrStderr(), readFix)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		dirs = append([]string{s.Normal, s.Faulty}, s.AlsoNormal...)
-		if !cmd.Flags().Changed("exact-polling") {
-			f.exactPolling = s.ExactPolling
-		}
-		bestFilter, bestK := "mpi", 10
-		if s.Best != nil {
-			bestFilter, bestK = s.Best.Filter, s.Best.K
-			source = fmt.Sprintf("best-ranked in %s, B-score %.3f", session.Path, s.Best.BScore)
-		}
-		if f.filter == "" {
-			f.filter = bestFilter
-		}
-		if f.k == 0 {
-			f.k = bestK
-		}
-		if cmd.Flags().Changed("filter") || cmd.Flags().Changed("k") || s.Best == nil {
-			source = "runs from " + session.Path
-		} else {
-			pick = &picking{s, rk}
-		}
+		return nil, fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
 	}
-	return dirs, source, pick, nil
+	fl := cmd.Flags()
+	v, err := session.Follow(cmd.ErrOrStderr(), readFix, f.filter, f.k, fl.Changed("filter") || fl.Changed("k"))
+	if err == nil && !fl.Changed("exact-polling") {
+		f.exactPolling = v.ExactPolling
+	}
+	return v, err
 }
 
 // readFix is the way round a session that cannot be read.
 const readFix = "give --normal and --faulty"
-
-// picking is what session.Pick chooses from: the session and its ranking,
-// read together.
-type picking struct {
-	s  *session.Session
-	rk *rank.Ranking
-}
 
 func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	id, err := trace.ParseID(strings.TrimSpace(arg))
@@ -229,36 +193,35 @@ func (f *diffNLRFlags) check(cmd *cobra.Command, doc report.Document) (ab diffnl
 // view opens the runs and returns the NLR of the view the diffNLR of id
 // is shown under, and where its filter and K come from.
 func (f *diffNLRFlags) view(cmd *cobra.Command, id trace.ID) (*compare.NLR, string, error) {
-	dirs, source, pick, err := f.params(cmd)
+	v, err := f.params(cmd)
 	if err != nil {
 		return nil, "", err
 	}
+	f.filter, f.k = v.Filter, v.K
 	if _, _, _, err := f.parse(); err != nil {
 		return nil, "", err
 	}
-	c, err := f.openComparison(cmd, dirs)
+	c, err := f.openComparison(cmd, v.Runs)
 	if err != nil {
 		return nil, "", err
 	}
 	if _, err := c.DiffTraces(id); err != nil {
 		return nil, "", err
 	}
-	if pick != nil {
-		p, err := pick.s.Pick(c, pick.rk, id)
-		if err != nil {
-			return nil, "", err
-		}
-		f.filter, f.k, source = p.Filter, p.K, p.Source
-		if p.Note != "" {
-			printNotes(cmd, []string{p.Note})
-		}
+	note, err := v.Pick(c, id)
+	if err != nil {
+		return nil, "", err
 	}
+	if note != "" {
+		printNotes(cmd, []string{note})
+	}
+	f.filter, f.k = v.Filter, v.K
 	n, err := f.recognize(cmd, c)
 	if err != nil {
 		return nil, "", err
 	}
 	printNotes(cmd, n.UnfoldedNotes(id))
-	return n, source, nil
+	return n, v.Source, nil
 }
 
 // recognize recognises the loops of c's traces under --filter and --k,

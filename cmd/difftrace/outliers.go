@@ -9,6 +9,7 @@ import (
 
 	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/report"
+	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -48,7 +49,7 @@ func (f *diffNLRFlags) runAgainst(cmd *cobra.Command, id trace.ID) error {
 	if err != nil {
 		return err
 	}
-	f.filter, f.k = cmp.Or(f.filter, "mpi"), cmp.Or(f.k, 10)
+	f.filter, f.k = cmp.Or(f.filter, session.DefaultFilter), cmp.Or(f.k, session.DefaultK)
 	if _, _, _, err := f.parse(); err != nil {
 		return err
 	}
