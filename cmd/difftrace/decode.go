@@ -63,7 +63,7 @@ func newDecodeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.raw, "raw", "", "decode one ParLOT trace `FILE` without a run directory (with --format u16)")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to `FILE` (written whole or not at all) instead of standard output")
 	f.register(cmd)
-	cmd.ValidArgsFunction = completeRunDir
+	cmd.ValidArgsFunction = completeRunDirs(1)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"tree", "flat", "json", "u16"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -88,7 +88,7 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 	if _, ok := decodeFormats[f.format]; !ok && f.format != "u16" {
 		return fmt.Errorf("--format %q: want tree, flat, json or u16", f.format)
 	}
-	run, err := f.open(cmd, dir)
+	run, err := f.open(cmd, dir, nil)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func newFilterCmd() *cobra.Command {
 		Long:              help("filter"),
 		Example:           examples("filter"),
 		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDir,
+		ValidArgsFunction: completeRunDirs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, _, _, err := f.parse()
 			if err != nil {

@@ -28,7 +28,7 @@ func newHangCmd() *cobra.Command {
 		Long:              help("hang"),
 		Example:           examples("hang"),
 		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDir,
+		ValidArgsFunction: completeRunDirs(1),
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
 	}
 	f.register(cmd)

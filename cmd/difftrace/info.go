@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/internal/progress"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -15,12 +16,13 @@ func newInfoCmd() *cobra.Command {
 		Example: examples("info"),
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			run, done, err := rf.openWithProgress(cmd, args[0])
+			bars := progress.New(cmd.ErrOrStderr())
+			run, err := rf.open(cmd, args[0], bars)
 			if err != nil {
 				return err
 			}
 			stats, err := run.Summarize(run.Traces(), false)
-			done()
+			bars.End()
 			if err != nil {
 				return err
 			}
@@ -28,15 +30,6 @@ func newInfoCmd() *cobra.Command {
 		},
 	}
 	rf.register(cmd)
-	cmd.ValidArgsFunction = completeRunDir
+	cmd.ValidArgsFunction = completeRunDirs(1)
 	return cmd
-}
-
-// orDash shows an unknown value as "-" (report_test.go reads the page with
-// it).
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

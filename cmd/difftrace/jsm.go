@@ -19,7 +19,7 @@ func newJSMCmd() *cobra.Command {
 		Long:              help("jsm"),
 		Example:           examples("jsm"),
 		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs,
+		ValidArgsFunction: completeRunDirs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, mode, level, err := f.parse()
 			if err != nil {

@@ -23,7 +23,7 @@ func newLatticeCmd() *cobra.Command {
 		Long:              help("lattice"),
 		Example:           examples("lattice"),
 		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDir,
+		ValidArgsFunction: completeRunDirs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, mode, level, err := f.parse()
 			if err != nil {

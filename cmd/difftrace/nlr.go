@@ -25,7 +25,7 @@ func newNLRCmd() *cobra.Command {
 		Long:              help("nlr"),
 		Example:           examples("nlr"),
 		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs,
+		ValidArgsFunction: completeRunDirs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, _, _, err := f.parse()
 			if err != nil {

@@ -38,7 +38,7 @@ func newRankCmd() *cobra.Command {
 		Long:              help("rank"),
 		Example:           examples("rank"),
 		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs,
+		ValidArgsFunction: completeRunDirs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				return f.runOne(cmd, args[0])
@@ -131,11 +131,3 @@ var gridFlags = map[string]string{"filters": "--filters", "custom": "--custom", 
 
 // rankFormats are rank's --format values.
 var rankFormats = map[string]report.Format{"table": report.Text, "json": report.JSON, "csv": report.CSV}
-
-// completeRunDirs completes two run-directory arguments.
-func completeRunDirs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 1 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return nil, cobra.ShellCompDirectiveFilterDirs
-}

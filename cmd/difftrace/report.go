@@ -25,7 +25,7 @@ func newReportCmd() *cobra.Command {
 		Long:              help("report"),
 		Example:           examples("report"),
 		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs,
+		ValidArgsFunction: completeRunDirs(2),
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
 	}
 	f.registerGrid(cmd)

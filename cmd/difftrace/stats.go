@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/decode"
+	"github.com/difftrace/difftrace/internal/progress"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -41,7 +42,8 @@ func newStatsCmd() *cobra.Command {
 			if f.top < 0 {
 				return fmt.Errorf("--top %d: want 0 (all) or more", f.top)
 			}
-			run, done, err := f.openWithProgress(cmd, args[0])
+			bars := progress.New(cmd.ErrOrStderr())
+			run, err := f.open(cmd, args[0], bars)
 			if err != nil {
 				return err
 			}
@@ -51,7 +53,7 @@ func newStatsCmd() *cobra.Command {
 			}
 			return emit(cmd, f.out, statsFormats[f.format], args, func() (report.Document, error) {
 				stats, err := run.Summarize(ids, f.edges)
-				done()
+				bars.End()
 				if err != nil {
 					return nil, err
 				}
@@ -66,7 +68,7 @@ func newStatsCmd() *cobra.Command {
 	cmd.Flags().IntVar(&f.top, "top", 0, "show only the `N` most frequent functions (and edges) of each group; 0 shows all")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to `FILE` (written whole or not at all) instead of standard output")
 	f.register(cmd)
-	cmd.ValidArgsFunction = completeRunDir
+	cmd.ValidArgsFunction = completeRunDirs(1)
 	cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"thread", "process", "program"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

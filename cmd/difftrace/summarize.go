@@ -34,7 +34,7 @@ func newSummarizeCmd() *cobra.Command {
 		Long:              help("summarize"),
 		Example:           examples("summarize"),
 		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDirs,
+		ValidArgsFunction: completeRunDirs(2),
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
 	}
 	f.register(cmd)
