@@ -78,12 +78,10 @@ func FromRanking(rpt *Report, rk *rank.Ranking) {
 	c.Processes, c.ProcessLine = votes(rk.ProcessVotes, len(rk.Rows))
 }
 
-func suspects(ss []rank.Suspect) []Suspect {
-	out := []Suspect{}
-	for _, s := range ss[:min(len(ss), MaxSuspects)] {
-		out = append(out, Suspect{ID: s.ID.String(), Score: s.Score, Progress: s.Progress, Floor: s.Floor})
-	}
-	return out
+// suspects are the first MaxSuspects of ss, never nil (an empty list in
+// JSON).
+func suspects(ss []rank.Suspect) []rank.Suspect {
+	return append([]rank.Suspect{}, ss[:min(len(ss), MaxSuspects)]...)
 }
 
 // votes converts the consensus and says it as rank does.
@@ -236,9 +234,7 @@ func NewView(r Row, s *compare.Similarity) (View, error) {
 	v := View{Filter: r.Filter, K: r.K, Attrs: r.Attrs}
 	var sus []trace.ID
 	for _, x := range r.Threads {
-		if id, err := trace.ParseID(x.ID); err == nil {
-			sus = append(sus, id)
-		}
+		sus = append(sus, x.ID)
 	}
 	v.Heatmaps = NewHeatmaps(s.IDs, s.JSM[compare.Normal], s.JSM[compare.Faulty], sus)
 	for run, name := range []string{"normal", "faulty"} {
