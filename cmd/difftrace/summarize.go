@@ -78,13 +78,7 @@ func (f *summarizeFlags) run(cmd *cobra.Command, dir string) error {
 		return err
 	}
 	start := time.Now()
-	opts := compare.Options{MaxEvents: f.maxEvents, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms, Workers: summary.Workers(os.Getenv)}
-	if p := progress.New(cmd.ErrOrStderr()); p != nil && of == 1 {
-		// Under a launcher, each part says once that it is done instead:
-		// many processes' bars on one terminal are noise.
-		opts.Progress = p
-	}
-	c, err := compare.OpenPart(dir, index, of, opts)
+	c, err := f.open(cmd, dir, index, of)
 	if err != nil {
 		return err
 	}
@@ -103,4 +97,16 @@ func (f *summarizeFlags) run(cmd *cobra.Command, dir string) error {
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s of %s written (%d filters × %d K): %d traces in %.1f s, %.0f traces per second\n",
 		f.out, what, dir, len(fs), len(f.ks), len(p.Traces), secs, float64(len(p.Traces))/max(secs, 1e-3))
 	return nil
+}
+
+// open opens part index of of of the run in dir (compare.OpenPart),
+// decoding on this process's share of the node's cores.
+func (f *summarizeFlags) open(cmd *cobra.Command, dir string, index, of int) (*compare.Comparison, error) {
+	opts := compare.Options{MaxEvents: f.maxEvents, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms, Workers: summary.Workers(os.Getenv)}
+	if p := progress.New(cmd.ErrOrStderr()); p != nil && of == 1 {
+		// Under a launcher, each part says once that it is done instead:
+		// many processes' bars on one terminal are noise.
+		opts.Progress = p
+	}
+	return compare.OpenPart(dir, index, of, opts)
 }
