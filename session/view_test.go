@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -67,5 +68,29 @@ func TestFollowNoSession(t *testing.T) {
 	var stderr bytes.Buffer
 	if _, err := session.Follow(&stderr, "give --normal and --faulty", "", 0, false); err == nil || !strings.Contains(err.Error(), "give --normal and --faulty") {
 		t.Errorf("no session: %v, want the way round it", err)
+	}
+}
+
+// The session's suspects come most suspicious first, each once.
+func TestSuspects(t *testing.T) {
+	p := func(proc int) trace.ID { return trace.ID{Proc: proc, Thread: trace.AllThreads} }
+	s := &session.Session{TopThread: "5.1", TopProcess: "5",
+		Best: &rank.Row{Threads: []rank.Suspect{{ID: trace.ID{Proc: 5, Thread: 1}}, {ID: trace.ID{Proc: 4}}},
+			Processes: []rank.Suspect{{ID: p(5)}, {ID: p(3)}}}}
+	var got []string
+	for _, x := range s.Suspects() {
+		got = append(got, x.ID+" "+x.Why)
+	}
+	want := []string{
+		"5.1 thread most often the top suspect",
+		"5 process most often the top suspect",
+		"4.0 a suspect thread of the best-ranked row",
+		"3 a suspect process of the best-ranked row",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("suspects:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := (&session.Session{}).Suspects(); len(got) != 0 {
+		t.Errorf("a session with no suspects lists %v", got)
 	}
 }

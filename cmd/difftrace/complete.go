@@ -79,25 +79,8 @@ func completeSuspects(cmd *cobra.Command, args []string, _ string) ([]string, co
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
-	add := func(id, why string) {
-		for _, o := range out {
-			if strings.HasPrefix(o, id+"\t") {
-				return
-			}
-		}
-		if id != "" {
-			out = append(out, id+"\t"+why)
-		}
-	}
-	add(s.TopThread, "thread most often the top suspect")
-	add(s.TopProcess, "process most often the top suspect")
-	if s.Best != nil {
-		for _, t := range s.Best.Threads {
-			add(t.ID.String(), "a suspect thread of the best-ranked row")
-		}
-		for _, p := range s.Best.Processes {
-			add(p.ID.String(), "a suspect process of the best-ranked row")
-		}
+	for _, x := range s.Suspects() {
+		out = append(out, x.ID+"\t"+x.Why)
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }

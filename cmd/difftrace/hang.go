@@ -6,10 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
-	"github.com/difftrace/difftrace/internal/param"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -42,12 +39,9 @@ func newHangCmd() *cobra.Command {
 }
 
 func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
-	flt, err := filters.Parse(f.filter)
+	flt, _, _, err := f.parse()
 	if err != nil {
-		return fmt.Errorf("--filter: %w", err)
-	}
-	if err := rank.CheckK(f.k); err != nil {
-		return param.Flags(err, gridFlags)
+		return err
 	}
 	if f.format != "text" && f.format != "json" {
 		return fmt.Errorf("--format %s: give text or json", f.format)
