@@ -107,6 +107,17 @@ func (f *analysisFlags) similarity(cmd *cobra.Command, dirs []string, flt *filte
 	return sim, nil
 }
 
+// recognize recognises the loops of c's traces under flt and --k, and
+// says the comparison's notes.
+func (f *analysisFlags) recognize(cmd *cobra.Command, c *compare.Comparison, flt *filters.Filter) (*compare.NLR, error) {
+	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+	if err != nil {
+		return nil, err
+	}
+	printNotes(cmd, c.Notes())
+	return res[0], nil
+}
+
 // printNotes writes the comparison's notes to stderr, one per line, with
 // the names in them escaped (trace.Printable).
 func printNotes(cmd *cobra.Command, notes []string) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
-	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/report"
@@ -231,10 +230,5 @@ func (f *diffNLRFlags) recognize(cmd *cobra.Command, c *compare.Comparison) (*co
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
-	if err != nil {
-		return nil, err
-	}
-	printNotes(cmd, c.Notes())
-	return res[0], nil
+	return f.analysisFlags.recognize(cmd, c, flt)
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/report"
 )
@@ -44,13 +43,12 @@ func newNLRCmd() *cobra.Command {
 				return param.Flags(err, map[string]string{"trace": "--trace"})
 			}
 			return emit(cmd, f.out, format, args, func() (report.Document, error) {
-				res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+				n, err := f.recognize(cmd, c, flt)
 				if err != nil {
 					return nil, err
 				}
-				printNotes(cmd, c.Notes())
-				noteEmptyFilter(cmd, flt.Name(), res[0].Total())
-				return report.NewNLRs(c, res[0], ids), nil
+				noteEmptyFilter(cmd, flt.Name(), n.Total())
+				return report.NewNLRs(c, n, ids), nil
 			})
 		},
 	}

@@ -48,9 +48,8 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	inv := &report.Invocation{Normal: args[0], Faulty: args[1], AlsoNormal: f.alsoNormal, Filters: f.filters, Custom: f.custom,
-		Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages, SuspectShare: f.suspectShare, ExactPolling: f.exactPolling,
-		Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Force: f.force, Rows: f.shown, Diffs: f.diffs, Out: f.out}
+	inv := f.invocation(args[0])
+	inv.Faulty, inv.AlsoNormal, inv.Force, inv.Rows, inv.Diffs = args[1], f.alsoNormal, f.force, f.shown, f.diffs
 	return f.emit(cmd, format, args, func() (report.Document, error) {
 		// The ranking, and the hang analysis when the faulty run hung.
 		rk, hung, err := rank.Sweep(c, grid)
@@ -87,8 +86,7 @@ func (f *reportFlags) runOne(cmd *cobra.Command, dir string, grid rank.Grid, for
 	if err != nil {
 		return err
 	}
-	inv := &report.Invocation{Normal: dir, Filters: f.filters, Custom: f.custom, Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages,
-		SuspectShare: f.suspectShare, ExactPolling: f.exactPolling, Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Out: f.out}
+	inv := f.invocation(dir)
 	return f.emit(cmd, format, []string{dir}, func() (report.Document, error) {
 		a, err := outlier.Analyze(c, grid)
 		if err != nil {
@@ -111,4 +109,11 @@ func (f *reportFlags) check() (rank.Grid, report.Format, error) {
 		return grid, report.JSON, nil
 	}
 	return grid, report.HTML, nil
+}
+
+// invocation is how the page's commands repeat the flags for the run
+// normal (and the faulty run, set apart).
+func (f *reportFlags) invocation(normal string) *report.Invocation {
+	return &report.Invocation{Normal: normal, Filters: f.filters, Custom: f.custom, Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages,
+		SuspectShare: f.suspectShare, ExactPolling: f.exactPolling, Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Out: f.out}
 }
