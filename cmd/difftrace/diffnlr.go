@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,6 +9,7 @@ import (
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/internal/outfile"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/session"
@@ -69,42 +68,6 @@ func newDiffNLRCmd() *cobra.Command {
 	return cmd
 }
 
-// abridge checks the abridging flags.
-func (f *diffNLRFlags) abridge() (diffnlr.Abridge, error) {
-	if f.full {
-		return diffnlr.Full, nil
-	}
-	a := diffnlr.Abridge{Context: f.context, Changed: f.changed, Changes: f.changes}
-	if f.lines < 0 {
-		return a, fmt.Errorf("--lines %d: give the most lines the text may take, or 0 for no limit", f.lines)
-	}
-	if f.lines > 0 {
-		a.Lines = max(1, f.lines-report.DiffNLRHead)
-	}
-	for _, v := range []struct {
-		name string
-		n    int
-	}{{"context", f.context}, {"changed", f.changed}, {"changes", f.changes}} {
-		if v.n == 0 || v.n < -1 {
-			return a, fmt.Errorf("--%s %d: give 1 or more, or -1 for no limit", v.name, v.n)
-		}
-	}
-	return a, nil
-}
-
-// colorOn decides whether the text diff is coloured.
-func (f *diffNLRFlags) colorOn(w io.Writer) (bool, error) {
-	switch f.color {
-	case "always":
-		return true, nil
-	case "never":
-		return false, nil
-	case "auto":
-		return os.Getenv("NO_COLOR") == "" && outfile.IsTerminal(w), nil
-	}
-	return false, fmt.Errorf("--color %q: want auto, always or never", f.color)
-}
-
 // params settles the runs, the filter and K: from the flags, else from the
 // session rank saved, else the defaults (session.Follow).
 func (f *diffNLRFlags) params(cmd *cobra.Command) (*session.View, error) {
@@ -121,6 +84,9 @@ func (f *diffNLRFlags) params(cmd *cobra.Command) (*session.View, error) {
 	}
 	return v, err
 }
+
+// textFlags are the flags of the text's abridgement and colours.
+var textFlags = map[string]string{"lines": "--lines", "context": "--context", "changed": "--changed", "changes": "--changes", "color": "--color"}
 
 // readFix is the way round a session that cannot be read.
 const readFix = "give --normal and --faulty"
@@ -179,11 +145,14 @@ func (f *diffNLRFlags) check(cmd *cobra.Command, doc report.Document) (ab diffnl
 	if cmd.Flags().Changed("k") && f.k == 0 {
 		return ab, false, nil, fmt.Errorf("--k 0: the longest loop body must be between 1 and %d (10 is usual)", nlr.MaxK)
 	}
-	if ab, err = f.abridge(); err != nil {
-		return ab, false, nil, err
+	ab = diffnlr.Full
+	if !f.full {
+		if ab, err = report.TextAbridge(f.context, f.changed, f.changes, f.lines); err != nil {
+			return ab, false, nil, param.Flags(err, textFlags)
+		}
 	}
-	if color, err = f.colorOn(cmd.OutOrStdout()); err != nil {
-		return ab, false, nil, err
+	if color, err = outfile.Color(f.color, cmd.OutOrStdout()); err != nil {
+		return ab, false, nil, param.Flags(err, textFlags)
 	}
 	formats, err = checkFiles(doc, f.outputs)
 	return ab, color, formats, err
