@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -68,9 +67,4 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	return writeFiles(cmd, doc, f.outs, formats, args)
-}
-
-// hasExt reports whether path ends in ext, in any case.
-func hasExt(path, ext string) bool {
-	return len(path) >= len(ext) && strings.EqualFold(path[len(path)-len(ext):], ext)
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -105,7 +107,7 @@ func (f *reportFlags) check() (rank.Grid, report.Format, error) {
 	if f.shown < 0 || f.diffs < 0 {
 		return grid, "", fmt.Errorf("--rows and --diffs take 0 or more")
 	}
-	if hasExt(f.out, ".json") {
+	if strings.EqualFold(filepath.Ext(f.out), ".json") {
 		return grid, report.JSON, nil
 	}
 	return grid, report.HTML, nil
