@@ -57,6 +57,7 @@ func newRankCmd() *cobra.Command {
 			doc := &report.Ranking{Traces: len(c.IDs), Processes: len(c.Processes()), SuspectShare: grid.SuspectShare,
 				Shown: f.rows, TopN: f.top, AllRows: "--rows 0", AlsoNormal: "--also-normal"}
 			err = emit(cmd, f.out, format, args, func() (report.Document, error) {
+				var err error
 				doc.Ranking, doc.Hang, err = rank.Sweep(c, grid)
 				return doc, err
 			})
