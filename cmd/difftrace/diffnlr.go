@@ -42,9 +42,7 @@ func newDiffNLRCmd() *cobra.Command {
 		ValidArgsFunction: completeSuspects,
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
 	}
-	f.register(cmd)
-	f.registerForce(cmd)
-	f.registerPolling(cmd)
+	f.registerComparing(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.normal, "normal", "", "the normal run's directory (default: the one in .difftrace/session.json)")
 	fl.StringArrayVar(&f.alsoNormal, "also-normal", nil,

@@ -40,9 +40,7 @@ func newJSMCmd() *cobra.Command {
 			return writeFiles(cmd, doc, f.outs, formats, args)
 		},
 	}
-	f.register(cmd)
-	f.registerPolling(cmd)
-	f.registerForce(cmd)
+	f.registerComparing(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)
 	f.registerAttrs(cmd)

@@ -52,9 +52,7 @@ func newNLRCmd() *cobra.Command {
 			})
 		},
 	}
-	f.register(cmd)
-	f.registerPolling(cmd)
-	f.registerForce(cmd)
+	f.registerComparing(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)
 	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `traces to show: "P.T", "P" (every thread of process P) or a comma-separated list (default: all; loops are always found over all traces)`)

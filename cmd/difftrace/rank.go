@@ -85,9 +85,7 @@ func newRankCmd() *cobra.Command {
 // registerGrid registers the flags rank and report share: how the runs
 // are read, the further normal runs and the grid swept.
 func (f *rankFlags) registerGrid(cmd *cobra.Command) {
-	f.register(cmd)
-	f.registerForce(cmd)
-	f.registerPolling(cmd)
+	f.registerComparing(cmd)
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.alsoNormal, "also-normal", nil,
 		"another normal run of the program (repeat for more): what changes between the normal runs is noise, and a trace is a suspect only where it changed clearly more than that")

@@ -39,6 +39,14 @@ func (f *readFlags) registerForce(cmd *cobra.Command) {
 		"compare a normal and a faulty run even when they look like runs of different programs")
 }
 
+// registerComparing adds the flags of a command that compares runs: how
+// they are read (register), --force and --exact-polling.
+func (f *readFlags) registerComparing(cmd *cobra.Command) {
+	f.register(cmd)
+	f.registerForce(cmd)
+	f.registerPolling(cmd)
+}
+
 func (f *readFlags) register(cmd *cobra.Command) {
 	f.maxEvents = parlot.DefaultMaxEvents
 	cmd.Flags().Var((*units.Count)(&f.maxEvents), "max-events",
