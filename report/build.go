@@ -84,12 +84,10 @@ func suspects(ss []rank.Suspect) []rank.Suspect {
 	return append([]rank.Suspect{}, ss[:min(len(ss), MaxSuspects)]...)
 }
 
-// votes converts the consensus and says it as rank does.
-func votes(vs []rank.Vote, rows int) ([]Vote, string) {
-	out := []Vote{}
-	for _, v := range vs {
-		out = append(out, Vote{ID: v.ID.String(), First: v.First, Listed: v.Listed})
-	}
+// votes returns the consensus, never nil (an empty list in JSON), and
+// says it as rank does.
+func votes(vs []rank.Vote, rows int) ([]rank.Vote, string) {
+	out := append([]rank.Vote{}, vs...)
 	if len(vs) == 0 || vs[0].First == 0 {
 		return out, "no combination found a suspect (the runs look alike under every parameter)"
 	}

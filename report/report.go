@@ -126,19 +126,12 @@ type Row struct {
 
 // Consensus is which traces the rows suspect most.
 type Consensus struct {
-	Rows      int    `json:"rows"`
-	Threads   []Vote `json:"threads"`
-	Processes []Vote `json:"processes"`
+	Rows      int         `json:"rows"`
+	Threads   []rank.Vote `json:"threads"`
+	Processes []rank.Vote `json:"processes"`
 	// ThreadLine and ProcessLine say it in a sentence, as rank does.
 	ThreadLine  string `json:"thread_line"`
 	ProcessLine string `json:"process_line"`
-}
-
-// Vote is how often one trace was suspected.
-type Vote struct {
-	ID     string `json:"id"`
-	First  int    `json:"first"`
-	Listed int    `json:"listed"`
 }
 
 // Hang is how a faulty run that did not end normally ended (package hang).
