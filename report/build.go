@@ -78,20 +78,16 @@ func FromRanking(rpt *Report, rk *rank.Ranking) {
 	c.Processes, c.ProcessLine = votes(rk.ProcessVotes, len(rk.Rows))
 }
 
-func suspects(ss []rank.Suspect) []Suspect {
-	out := []Suspect{}
-	for _, s := range ss[:min(len(ss), MaxSuspects)] {
-		out = append(out, Suspect{ID: s.ID.String(), Score: s.Score, Progress: s.Progress, Floor: s.Floor})
-	}
-	return out
+// suspects are the first MaxSuspects of ss, never nil (an empty list in
+// JSON).
+func suspects(ss []rank.Suspect) []rank.Suspect {
+	return append([]rank.Suspect{}, ss[:min(len(ss), MaxSuspects)]...)
 }
 
-// votes converts the consensus and says it as rank does.
-func votes(vs []rank.Vote, rows int) ([]Vote, string) {
-	out := []Vote{}
-	for _, v := range vs {
-		out = append(out, Vote{ID: v.ID.String(), First: v.First, Listed: v.Listed})
-	}
+// votes returns the consensus, never nil (an empty list in JSON), and
+// says it as rank does.
+func votes(vs []rank.Vote, rows int) ([]rank.Vote, string) {
+	out := append([]rank.Vote{}, vs...)
 	if len(vs) == 0 || vs[0].First == 0 {
 		return out, "no combination found a suspect (the runs look alike under every parameter)"
 	}
@@ -236,9 +232,7 @@ func NewView(r Row, s *compare.Similarity) (View, error) {
 	v := View{Filter: r.Filter, K: r.K, Attrs: r.Attrs}
 	var sus []trace.ID
 	for _, x := range r.Threads {
-		if id, err := trace.ParseID(x.ID); err == nil {
-			sus = append(sus, id)
-		}
+		sus = append(sus, x.ID)
 	}
 	v.Heatmaps = NewHeatmaps(s.IDs, s.JSM[compare.Normal], s.JSM[compare.Faulty], sus)
 	for run, name := range []string{"normal", "faulty"} {

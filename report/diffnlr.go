@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -210,6 +212,30 @@ func (d *DiffNLR) writeJSON(w io.Writer, _ Options) error { return writeDataJSON
 // compare.DiffNLR lays out (diffnlr.Abridge.Lines): the title, the two runs
 // and a blank line.
 const DiffNLRHead = 4
+
+// TextAbridge returns how the text of a diffNLR is abridged to fit in
+// lines lines, its header included (0: no limit), showing context common
+// and changed changed elements at each end of a long run, and changes
+// changes, the first and the last ones (-1: all). A value it cannot take
+// is a param.Error naming it: "lines", "context", "changed" or "changes".
+func TextAbridge(context, changed, changes, lines int) (diffnlr.Abridge, error) {
+	a := diffnlr.Abridge{Context: context, Changed: changed, Changes: changes}
+	if lines < 0 {
+		return a, param.Errorf("lines", strconv.Itoa(lines), "give the most lines the text may take, or 0 for no limit")
+	}
+	if lines > 0 {
+		a.Lines = max(1, lines-DiffNLRHead)
+	}
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"context", context}, {"changed", changed}, {"changes", changes}} {
+		if v.n == 0 || v.n < -1 {
+			return a, param.Errorf(v.name, strconv.Itoa(v.n), "give 1 or more, or -1 for no limit")
+		}
+	}
+	return a, nil
+}
 
 func (d *DiffNLR) writeText(w io.Writer, o Options) error {
 	bw := bufio.NewWriter(w)

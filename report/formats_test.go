@@ -63,7 +63,7 @@ func TestRankingSameNumbersInEveryFormat(t *testing.T) {
 		p := page.Rows[i]
 		// The page keeps the first few suspects and counts the rest.
 		fromPage := fmt.Sprintf("%s %d %s %s %.6f %s +%d", p.Filter, p.K, p.Attrs, p.Linkage, p.BScore,
-			ids(len(p.Threads), func(k int) string { return p.Threads[k].ID }), p.MoreThreads)
+			ids(len(p.Threads), func(k int) string { return p.Threads[k].ID.String() }), p.MoreThreads)
 		wantPage := fmt.Sprintf("%s %d %s %s %.6f %s +%d", r.Filter, r.K, r.Attrs, r.Linkage, r.BScore,
 			ids(len(p.Threads), func(j int) string { return r.Threads[j].ID.String() }), len(r.Threads)-len(p.Threads))
 		for name, got := range map[string]string{"JSON": fromJSON, "CSV": fromCSV} {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/difftrace/difftrace/rank"
 )
 
 //go:embed page.html.tmpl
@@ -47,13 +49,13 @@ func (*Report) name() string { return "the report page" }
 
 // suspectIDs lists suspects as the rank table does: "5, 4, +3", "-" for
 // none.
-func suspectIDs(ss []Suspect, more int) string {
+func suspectIDs(ss []rank.Suspect, more int) string {
 	if len(ss) == 0 {
 		return "-"
 	}
 	var parts []string
 	for _, s := range ss {
-		parts = append(parts, s.ID)
+		parts = append(parts, s.ID.String())
 	}
 	if more > 0 {
 		parts = append(parts, fmt.Sprintf("+%d", more))

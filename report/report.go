@@ -1,5 +1,7 @@
 package report
 
+import "github.com/difftrace/difftrace/rank"
+
 // Report is everything the page shows, as plain values.
 type Report struct {
 	Title   string `json:"title"`   // e.g. "stencil-normal vs stencil-skipbug"
@@ -93,7 +95,10 @@ type RunWide struct {
 	Changes []string `json:"changes"`
 }
 
-// Row is one combination of the ranking table.
+// Row is one row of the ranking (rank.Row) as the page shows it: its
+// first suspects only, where the page holds its pictures and the commands
+// that draw them. Its JSON is the page's: "threads" and "processes", not
+// rank's "top_threads" and "top_processes".
 type Row struct {
 	Filter   string  `json:"filter"`
 	K        int     `json:"k"`
@@ -105,10 +110,10 @@ type Row struct {
 	ProcessBScore float64 `json:"process_bscore"`
 	// Threads and Processes are the row's first suspects, most changed
 	// first; MoreThreads and MoreProcesses count those left out.
-	Threads       []Suspect `json:"threads"`
-	Processes     []Suspect `json:"processes"`
-	MoreThreads   int       `json:"more_threads"`
-	MoreProcesses int       `json:"more_processes"`
+	Threads       []rank.Suspect `json:"threads"`
+	Processes     []rank.Suspect `json:"processes"`
+	MoreThreads   int            `json:"more_threads"`
+	MoreProcesses int            `json:"more_processes"`
 	// Combination indexes Report.Combinations, -1 when the row was not
 	// precomputed.
 	Combination int `json:"combination"`
@@ -119,29 +124,14 @@ type Row struct {
 	Commands []string `json:"commands"`
 }
 
-// Suspect is a trace a row suspects, with its score.
-type Suspect struct {
-	ID       string  `json:"id"`
-	Score    float64 `json:"score"`
-	Progress float64 `json:"progress_change"`
-	Floor    float64 `json:"noise_floor,omitempty"`
-}
-
 // Consensus is which traces the rows suspect most.
 type Consensus struct {
-	Rows      int    `json:"rows"`
-	Threads   []Vote `json:"threads"`
-	Processes []Vote `json:"processes"`
+	Rows      int         `json:"rows"`
+	Threads   []rank.Vote `json:"threads"`
+	Processes []rank.Vote `json:"processes"`
 	// ThreadLine and ProcessLine say it in a sentence, as rank does.
 	ThreadLine  string `json:"thread_line"`
 	ProcessLine string `json:"process_line"`
-}
-
-// Vote is how often one trace was suspected.
-type Vote struct {
-	ID     string `json:"id"`
-	First  int    `json:"first"`
-	Listed int    `json:"listed"`
 }
 
 // Hang is how a faulty run that did not end normally ended (package hang).

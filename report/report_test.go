@@ -228,7 +228,7 @@ func TestWriteEscapesNames(t *testing.T) {
 		Runs:    []Run{{Role: "normal", Dir: evil, Program: evil, Command: evil, Endings: []Ending{{How: evil, Ranks: "rank 0"}}}},
 		Verdict: Verdict{Suspect: "1.0", Headline: evil, First: []string{"first difference: " + evil}, Why: []string{evil}, Diff: 0},
 		Grid:    Grid{Filters: []string{"cust=" + evil}, Ks: []int{10}, Attrs: []string{"sing.noFreq"}, Linkages: []string{"ward"}, RunWide: []RunWide{{Filter: evil, K: 10, Changes: []string{evil}}}},
-		Rows:    []Row{{Filter: "cust=" + evil, K: 10, Attrs: "sing.noFreq", Linkage: "ward", Threads: []Suspect{{ID: "1.0"}}, Combination: 0, Commands: []string{evil}}},
+		Rows:    []Row{{Filter: "cust=" + evil, K: 10, Attrs: "sing.noFreq", Linkage: "ward", Threads: []rank.Suspect{{ID: trace.ID{Proc: 1}}}, Combination: 0, Commands: []string{evil}}},
 		Hang: &Hang{Ended: evil, Classes: &Class{Frames: evil, Traces: "[0-1]", Count: 2, Children: []*Class{{Frames: evil, Traces: "[1]", Count: 1, Ended: 1}}},
 			Waits: []string{evil}, Suspects: []HangSuspect{{Trace: "1.0", Reason: evil}}, Progress: []HangProgress{{Trace: "1.0", Where: evil, StoppedIn: evil}}, Loops: []string{evil}},
 		Views: []View{{Filter: evil, K: 10, Attrs: "sing.noFreq",

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/difftrace/difftrace/compare"
@@ -315,4 +316,31 @@ func (s *Session) Pick(c *compare.Comparison, rk *rank.Ranking, id trace.ID) (Pi
 		p.Source = fmt.Sprintf("the clearest diff among the ranking's rows where %s is %s", id, report.ViewWhy(v))
 	}
 	return p, nil
+}
+
+// Suspect is a trace (P.T) or process (P) the session suspects, and why.
+type Suspect struct{ ID, Why string }
+
+// Suspects lists the traces and processes the session suspects, most
+// suspicious first, each once: the consensus leaders, then the suspects of
+// the best-ranked row.
+func (s *Session) Suspects() []Suspect {
+	var out []Suspect
+	add := func(id, why string) {
+		if id == "" || slices.ContainsFunc(out, func(x Suspect) bool { return x.ID == id }) {
+			return
+		}
+		out = append(out, Suspect{id, why})
+	}
+	add(s.TopThread, "thread most often the top suspect")
+	add(s.TopProcess, "process most often the top suspect")
+	if s.Best != nil {
+		for _, t := range s.Best.Threads {
+			add(t.ID.String(), "a suspect thread of the best-ranked row")
+		}
+		for _, p := range s.Best.Processes {
+			add(p.ID.String(), "a suspect process of the best-ranked row")
+		}
+	}
+	return out
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"embed"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -107,6 +105,17 @@ func (f *analysisFlags) similarity(cmd *cobra.Command, dirs []string, flt *filte
 	return sim, nil
 }
 
+// recognize recognises the loops of c's traces under flt and --k, and
+// says the comparison's notes.
+func (f *analysisFlags) recognize(cmd *cobra.Command, c *compare.Comparison, flt *filters.Filter) (*compare.NLR, error) {
+	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+	if err != nil {
+		return nil, err
+	}
+	printNotes(cmd, c.Notes())
+	return res[0], nil
+}
+
 // printNotes writes the comparison's notes to stderr, one per line, with
 // the names in them escaped (trace.Printable).
 func printNotes(cmd *cobra.Command, notes []string) {
@@ -139,29 +148,4 @@ func runArgs(least, most int) cobra.PositionalArgs {
 		}
 		return fmt.Errorf("%s takes %s; got %d argument(s) (usage: difftrace %s)", cmd.Name(), want, len(args), cmd.Use)
 	}
-}
-
-// filterHelp lists the filter presets for help texts.
-func filterHelp() string {
-	var b strings.Builder
-	for _, p := range filters.Presets() {
-		fmt.Fprintf(&b, "  %-12s %s\n", p[0], p[1])
-	}
-	return b.String()
-}
-
-// helpTexts are the commands' long help texts, help/NAME.txt: prose read
-// and edited as text, apart from the flags and calls of the commands.
-//
-//go:embed help/*.txt
-var helpTexts embed.FS
-
-// help returns the long help of the command name, with the list of filter
-// presets where the text says {{filters}}.
-func help(name string) string {
-	b, err := helpTexts.ReadFile("help/" + name + ".txt")
-	if err != nil {
-		panic(err) // the texts are compiled in: a missing one is a bug
-	}
-	return strings.ReplaceAll(strings.TrimSuffix(string(b), "\n"), "{{filters}}", filterHelp())
 }

@@ -20,16 +20,13 @@ func completeWords(cmd *cobra.Command, flag string, words ...string) {
 	cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// completeJoined completes a flag whose value joins choices with sep (a
-// filter spec joins terms with "+", a sweep's list with ","): the choices
-// are offered for the part after the last sep, each with its description
-// after a tab when it has one.
-func completeJoined(cmd *cobra.Command, flag, sep string, choices func() []string) {
+// completeJoined completes a flag whose value joins choices with any of
+// the characters seps (a filter spec joins terms with "+", a sweep's list
+// with ","): the choices are offered for the part after the last of them,
+// each with its description after a tab when it has one.
+func completeJoined(cmd *cobra.Command, flag, seps string, choices func() []string) {
 	cmd.RegisterFlagCompletionFunc(flag, func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		head := ""
-		if i := strings.LastIndex(toComplete, sep); i >= 0 {
-			head = toComplete[:i+len(sep)]
-		}
+		head := toComplete[:strings.LastIndexAny(toComplete, seps)+1]
 		var out []string
 		for _, c := range choices() {
 			out = append(out, head+c)
@@ -53,16 +50,7 @@ func filterTerms() []string {
 
 // filterSpecs completes a list of filter specs: a comma starts a new spec,
 // a "+" a new term of the current one.
-func filterSpecs(cmd *cobra.Command, flag string) {
-	cmd.RegisterFlagCompletionFunc(flag, func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		head := toComplete[:strings.LastIndexAny(toComplete, ",+")+1]
-		var out []string
-		for _, t := range filterTerms() {
-			out = append(out, head+t)
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-	})
-}
+func filterSpecs(cmd *cobra.Command, flag string) { completeJoined(cmd, flag, ",+", filterTerms) }
 
 func attrModes() []string { return rank.Names(fca.Modes()) }
 
@@ -79,25 +67,8 @@ func completeSuspects(cmd *cobra.Command, args []string, _ string) ([]string, co
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
-	add := func(id, why string) {
-		for _, o := range out {
-			if strings.HasPrefix(o, id+"\t") {
-				return
-			}
-		}
-		if id != "" {
-			out = append(out, id+"\t"+why)
-		}
-	}
-	add(s.TopThread, "thread most often the top suspect")
-	add(s.TopProcess, "process most often the top suspect")
-	if s.Best != nil {
-		for _, t := range s.Best.Threads {
-			add(t.ID.String(), "a suspect thread of the best-ranked row")
-		}
-		for _, p := range s.Best.Processes {
-			add(p.ID.String(), "a suspect process of the best-ranked row")
-		}
+	for _, x := range s.Suspects() {
+		out = append(out, x.ID+"\t"+x.Why)
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -24,19 +24,11 @@ type convertFlags struct {
 func newConvertCmd() *cobra.Command {
 	var f convertFlags
 	cmd := &cobra.Command{
-		Use:   "convert [--from u16|uftrace] IN... -o OUT | convert --to chrome|pprof RUN -o OUT",
-		Short: "Write ParLOT traces from other forms of a trace, or a run for Perfetto and pprof",
-		Long:  help("convert"),
-		Example: `  difftrace convert --from u16 loops.u16 -o trace.0.0
-  difftrace decode --raw trace.0.0 --format u16 | cmp - loops.u16
-  uftrace record -P . ./app && difftrace convert uftrace.data -o run
-  mpirun -np 4 sh -c 'uftrace record -P . -d rec/uftrace.$OMPI_COMM_WORLD_RANK ./app' && difftrace convert rec -o run
-  difftrace convert --to chrome faulty/ -o faulty.json.gz
-  difftrace convert --to chrome --filter mpi --diff normal/ faulty/ 3 -o diff-3.json
-  difftrace convert --to pprof normal/ -o normal.pb.gz
-  difftrace convert --to pprof faulty/ -o faulty.pb.gz
-  go tool pprof -top -diff_base normal.pb.gz faulty.pb.gz`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "convert [--from u16|uftrace] IN... -o OUT | convert --to chrome|pprof RUN -o OUT",
+		Short:   "Write ParLOT traces from other forms of a trace, or a run for Perfetto and pprof",
+		Long:    help("convert"),
+		Example: examples("convert"),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.export.to != "" {
 				if f.from != "" {

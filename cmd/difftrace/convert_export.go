@@ -40,33 +40,9 @@ func (f *exportFlags) register(cmd *cobra.Command) {
 
 // runExport writes the runs in args in the form --to names.
 func runExport(cmd *cobra.Command, f *exportFlags, args []string, out string) error {
-	o := export.Options{To: f.to, SplitSize: int64(f.splitSize), Producer: "difftrace " + version, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
-		Split: func(size int64) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "the JSON would be %s, more than --split-size %s: writing one file per rank\n", units.Bytes(size), f.splitSize)
-		}}
-	if out == "" {
-		return fmt.Errorf("convert --to %s needs an output file: -o FILE", f.to)
-	}
-	if f.filter != "" {
-		var err error
-		if o.Filter, err = filters.Parse(f.filter); err != nil {
-			return fmt.Errorf("--filter: %w", err)
-		}
-	}
-	if err := o.Check(); err != nil {
-		return param.Flags(err, map[string]string{"form": "--to"})
-	}
-	switch {
-	case f.diff && f.to == export.Pprof:
-		return fmt.Errorf("--diff writes a chrome timeline; for pprof, convert both runs and compare them with go tool pprof -diff_base normal.pb.gz faulty.pb.gz")
-	case f.diff && len(args) != 3:
-		return fmt.Errorf("convert --to chrome --diff takes NORMAL FAULTY TRACE (two run directories and a trace id such as 3 or 3.1); got %d argument(s)", len(args))
-	case f.diff && f.traces != "":
-		return fmt.Errorf("--diff writes the one trace (or process) its third argument names; --trace does not apply")
-	case !f.diff && len(args) != 1:
-		return fmt.Errorf("convert --to %s takes one run directory; got %d arguments (--diff compares two)", f.to, len(args))
-	case f.to == export.Pprof && out == "-" && outfile.IsTerminal(cmd.OutOrStdout()):
-		return fmt.Errorf("refusing to write a binary profile to a terminal; redirect standard output to a file or use -o FILE")
+	o, err := f.check(cmd, args, out)
+	if err != nil {
+		return err
 	}
 	tab := f.table()
 	dirs := args[:1]
@@ -75,7 +51,6 @@ func runExport(cmd *cobra.Command, f *exportFlags, args []string, out string) er
 	}
 	runs := make([]*decode.Run, len(dirs))
 	for i, d := range dirs {
-		var err error
 		if runs[i], err = f.openRun(cmd, d, tab); err != nil {
 			return err
 		}
@@ -92,6 +67,40 @@ func runExport(cmd *cobra.Command, f *exportFlags, args []string, out string) er
 		return err
 	}
 	return export.Run(runs[0], ids, out, o)
+}
+
+// check checks the flags and the arguments of an export to out, and
+// returns its options.
+func (f *exportFlags) check(cmd *cobra.Command, args []string, out string) (export.Options, error) {
+	o := export.Options{To: f.to, SplitSize: int64(f.splitSize), Producer: "difftrace " + version, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
+		Split: func(size int64) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "the JSON would be %s, more than --split-size %s: writing one file per rank\n", units.Bytes(size), f.splitSize)
+		}}
+	if out == "" {
+		return o, fmt.Errorf("convert --to %s needs an output file: -o FILE", f.to)
+	}
+	if f.filter != "" {
+		var err error
+		if o.Filter, err = filters.Parse(f.filter); err != nil {
+			return o, fmt.Errorf("--filter: %w", err)
+		}
+	}
+	if err := o.Check(); err != nil {
+		return o, param.Flags(err, map[string]string{"form": "--to"})
+	}
+	switch {
+	case f.diff && f.to == export.Pprof:
+		return o, fmt.Errorf("--diff writes a chrome timeline; for pprof, convert both runs and compare them with go tool pprof -diff_base normal.pb.gz faulty.pb.gz")
+	case f.diff && len(args) != 3:
+		return o, fmt.Errorf("convert --to chrome --diff takes NORMAL FAULTY TRACE (two run directories and a trace id such as 3 or 3.1); got %d argument(s)", len(args))
+	case f.diff && f.traces != "":
+		return o, fmt.Errorf("--diff writes the one trace (or process) its third argument names; --trace does not apply")
+	case !f.diff && len(args) != 1:
+		return o, fmt.Errorf("convert --to %s takes one run directory; got %d arguments (--diff compares two)", f.to, len(args))
+	case f.to == export.Pprof && out == "-" && outfile.IsTerminal(cmd.OutOrStdout()):
+		return o, fmt.Errorf("refusing to write a binary profile to a terminal; redirect standard output to a file or use -o FILE")
+	}
+	return o, nil
 }
 
 // openRun opens the run in dir for reading its events, interning its

@@ -25,13 +25,10 @@ type decodeFlags struct {
 func newDecodeCmd() *cobra.Command {
 	var f decodeFlags
 	cmd := &cobra.Command{
-		Use:   "decode RUN | decode --raw FILE",
-		Short: "Print traces as call/return listings, or a call stack at one event",
-		Long:  help("decode"),
-		Example: `  difftrace decode testdata/parlot/oddeven4
-  difftrace decode testdata/parlot/oddeven4 --trace 2.0 --format flat
-  difftrace decode faulty/ --trace 5.0 --stack-at 120345
-  difftrace decode --raw testdata/parlot/edge/loops.bin --format u16 > loops.u16`,
+		Use:     "decode RUN | decode --raw FILE",
+		Short:   "Print traces as call/return listings, or a call stack at one event",
+		Long:    help("decode"),
+		Example: examples("decode"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.raw != "" {
 				if len(args) != 0 {
@@ -66,7 +63,7 @@ func newDecodeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.raw, "raw", "", "decode one ParLOT trace `FILE` without a run directory (with --format u16)")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to `FILE` (written whole or not at all) instead of standard output")
 	f.register(cmd)
-	cmd.ValidArgsFunction = completeRunDir
+	cmd.ValidArgsFunction = completeRunDirs(1)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"tree", "flat", "json", "u16"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -91,7 +88,7 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 	if _, ok := decodeFormats[f.format]; !ok && f.format != "u16" {
 		return fmt.Errorf("--format %q: want tree, flat, json or u16", f.format)
 	}
-	run, err := f.open(cmd, dir)
+	run, err := f.open(cmd, dir, nil)
 	if err != nil {
 		return err
 	}
@@ -123,16 +120,7 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 		t, _ := run.Trace(id)
 		return writeU16(cmd, f, t.Path, func(w io.Writer) error { return run.WriteU16(w, id) })
 	}
-	out, err := outfile.Create(f.out, cmd.OutOrStdout(), run.Dir)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	doc := &report.Listing{Run: run, Traces: ids, Flat: f.format == "flat"}
-	if err := report.Write(out, doc, report.Options{Format: decodeFormats[f.format]}); err != nil {
-		return err
-	}
-	return out.Commit()
+	return writeOut(cmd, f.out, &report.Listing{Run: run, Traces: ids, Flat: f.format == "flat"}, decodeFormats[f.format], run.Dir)
 }
 
 // decodeFormats are the report formats of --format (u16 is written apart).
@@ -143,17 +131,11 @@ func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID
 	if err != nil {
 		return err
 	}
-	out, err := outfile.Create(f.out, cmd.OutOrStdout(), run.Dir)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
 	format, ok := decodeFormats[f.format]
-	if !ok {
-		return errors.New("--stack-at prints tree/flat text or json, not " + f.format)
-	}
-	if err := report.Write(out, report.NewStack(run, id, ev, frames), report.Options{Format: format}); err != nil {
-		return fmt.Errorf("writing %s: %w", out.Name(), err)
-	}
-	return out.Commit()
+	return emit(cmd, f.out, format, []string{run.Dir}, func() (report.Document, error) {
+		if !ok {
+			return nil, errors.New("--stack-at prints tree/flat text or json, not " + f.format)
+		}
+		return report.NewStack(run, id, ev, frames), nil
+	})
 }

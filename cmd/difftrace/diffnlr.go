@@ -2,18 +2,15 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/diffnlr"
-	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/outfile"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/nlr"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
@@ -37,22 +34,15 @@ type diffNLRFlags struct {
 func newDiffNLRCmd() *cobra.Command {
 	var f diffNLRFlags
 	cmd := &cobra.Command{
-		Use:   "diffnlr TRACE [-o FILE]",
-		Short: "Show how one trace or process changed between the normal and the faulty run",
-		Long:  help("diffnlr"),
-		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
-  difftrace diffnlr 5
-  difftrace diffnlr 5 -o diffnlr-5.svg -o diffnlr-5.png
-  difftrace diffnlr 6.4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-critbug --filter mem+omp.crit+cust=CPU_Exec
-  difftrace diffnlr 4 --normal testdata/runs/ilcs-normal --faulty testdata/runs/ilcs-dlbug --full
-  difftrace diffnlr 3 --against 1 --faulty testdata/runs/stencil-skipbug --filter mpi`,
+		Use:               "diffnlr TRACE [-o FILE]",
+		Short:             "Show how one trace or process changed between the normal and the faulty run",
+		Long:              help("diffnlr"),
+		Example:           examples("diffnlr"),
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSuspects,
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
 	}
-	f.register(cmd)
-	f.registerForce(cmd)
-	f.registerPolling(cmd)
+	f.registerComparing(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.normal, "normal", "", "the normal run's directory (default: the one in .difftrace/session.json)")
 	fl.StringArrayVar(&f.alsoNormal, "also-normal", nil,
@@ -76,96 +66,28 @@ func newDiffNLRCmd() *cobra.Command {
 	return cmd
 }
 
-// abridge checks the abridging flags.
-func (f *diffNLRFlags) abridge() (diffnlr.Abridge, error) {
-	if f.full {
-		return diffnlr.Full, nil
-	}
-	a := diffnlr.Abridge{Context: f.context, Changed: f.changed, Changes: f.changes}
-	if f.lines < 0 {
-		return a, fmt.Errorf("--lines %d: give the most lines the text may take, or 0 for no limit", f.lines)
-	}
-	if f.lines > 0 {
-		a.Lines = max(1, f.lines-report.DiffNLRHead)
-	}
-	for _, v := range []struct {
-		name string
-		n    int
-	}{{"context", f.context}, {"changed", f.changed}, {"changes", f.changes}} {
-		if v.n == 0 || v.n < -1 {
-			return a, fmt.Errorf("--%s %d: give 1 or more, or -1 for no limit", v.name, v.n)
-		}
-	}
-	return a, nil
-}
-
-// colorOn decides whether the text diff is coloured.
-func (f *diffNLRFlags) colorOn(w io.Writer) (bool, error) {
-	switch f.color {
-	case "always":
-		return true, nil
-	case "never":
-		return false, nil
-	case "auto":
-		return os.Getenv("NO_COLOR") == "" && outfile.IsTerminal(w), nil
-	}
-	return false, fmt.Errorf("--color %q: want auto, always or never", f.color)
-}
-
 // params settles the runs, the filter and K: from the flags, else from the
-// session rank saved, else the defaults. It returns where they came from,
-// for the header, and the session when neither --filter nor --k was given:
-// the view is then picked for the trace (session.Pick).
-func (f *diffNLRFlags) params(cmd *cobra.Command) (dirs []string, source string, pick *picking, err error) {
+// session rank saved, else the defaults (session.Follow).
+func (f *diffNLRFlags) params(cmd *cobra.Command) (*session.View, error) {
 	switch {
 	case f.normal != "" && f.faulty != "":
-		dirs = append([]string{f.normal, f.faulty}, f.alsoNormal...)
-		if f.filter == "" {
-			f.filter = "mpi"
-		}
-		if f.k == 0 {
-			f.k = 10
-		}
+		return session.Given(append([]string{f.normal, f.faulty}, f.alsoNormal...), f.filter, f.k), nil
 	case f.normal != "" || f.faulty != "":
-		return nil, "", nil, fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
-	default:
-		s, rk, err := session.LoadWithRanking(cmd.ErrOrStderr(), readFix)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		dirs = append([]string{s.Normal, s.Faulty}, s.AlsoNormal...)
-		if !cmd.Flags().Changed("exact-polling") {
-			f.exactPolling = s.ExactPolling
-		}
-		bestFilter, bestK := "mpi", 10
-		if s.Best != nil {
-			bestFilter, bestK = s.Best.Filter, s.Best.K
-			source = fmt.Sprintf("best-ranked in %s, B-score %.3f", session.Path, s.Best.BScore)
-		}
-		if f.filter == "" {
-			f.filter = bestFilter
-		}
-		if f.k == 0 {
-			f.k = bestK
-		}
-		if cmd.Flags().Changed("filter") || cmd.Flags().Changed("k") || s.Best == nil {
-			source = "runs from " + session.Path
-		} else {
-			pick = &picking{s, rk}
-		}
+		return nil, fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
 	}
-	return dirs, source, pick, nil
+	fl := cmd.Flags()
+	v, err := session.Follow(cmd.ErrOrStderr(), readFix, f.filter, f.k, fl.Changed("filter") || fl.Changed("k"))
+	if err == nil && !fl.Changed("exact-polling") {
+		f.exactPolling = v.ExactPolling
+	}
+	return v, err
 }
+
+// textFlags are the flags of the text's abridgement and colours.
+var textFlags = map[string]string{"lines": "--lines", "context": "--context", "changed": "--changed", "changes": "--changes", "color": "--color"}
 
 // readFix is the way round a session that cannot be read.
 const readFix = "give --normal and --faulty"
-
-// picking is what session.Pick chooses from: the session and its ranking,
-// read together.
-type picking struct {
-	s  *session.Session
-	rk *rank.Ranking
-}
 
 func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	id, err := trace.ParseID(strings.TrimSpace(arg))
@@ -221,11 +143,14 @@ func (f *diffNLRFlags) check(cmd *cobra.Command, doc report.Document) (ab diffnl
 	if cmd.Flags().Changed("k") && f.k == 0 {
 		return ab, false, nil, fmt.Errorf("--k 0: the longest loop body must be between 1 and %d (10 is usual)", nlr.MaxK)
 	}
-	if ab, err = f.abridge(); err != nil {
-		return ab, false, nil, err
+	ab = diffnlr.Full
+	if !f.full {
+		if ab, err = report.TextAbridge(f.context, f.changed, f.changes, f.lines); err != nil {
+			return ab, false, nil, param.Flags(err, textFlags)
+		}
 	}
-	if color, err = f.colorOn(cmd.OutOrStdout()); err != nil {
-		return ab, false, nil, err
+	if color, err = outfile.Color(f.color, cmd.OutOrStdout()); err != nil {
+		return ab, false, nil, param.Flags(err, textFlags)
 	}
 	formats, err = checkFiles(doc, f.outputs)
 	return ab, color, formats, err
@@ -234,36 +159,35 @@ func (f *diffNLRFlags) check(cmd *cobra.Command, doc report.Document) (ab diffnl
 // view opens the runs and returns the NLR of the view the diffNLR of id
 // is shown under, and where its filter and K come from.
 func (f *diffNLRFlags) view(cmd *cobra.Command, id trace.ID) (*compare.NLR, string, error) {
-	dirs, source, pick, err := f.params(cmd)
+	v, err := f.params(cmd)
 	if err != nil {
 		return nil, "", err
 	}
+	f.filter, f.k = v.Filter, v.K
 	if _, _, _, err := f.parse(); err != nil {
 		return nil, "", err
 	}
-	c, err := f.openComparison(cmd, dirs)
+	c, err := f.openComparison(cmd, v.Runs)
 	if err != nil {
 		return nil, "", err
 	}
 	if _, err := c.DiffTraces(id); err != nil {
 		return nil, "", err
 	}
-	if pick != nil {
-		p, err := pick.s.Pick(c, pick.rk, id)
-		if err != nil {
-			return nil, "", err
-		}
-		f.filter, f.k, source = p.Filter, p.K, p.Source
-		if p.Note != "" {
-			printNotes(cmd, []string{p.Note})
-		}
+	note, err := v.Pick(c, id)
+	if err != nil {
+		return nil, "", err
 	}
+	if note != "" {
+		printNotes(cmd, []string{note})
+	}
+	f.filter, f.k = v.Filter, v.K
 	n, err := f.recognize(cmd, c)
 	if err != nil {
 		return nil, "", err
 	}
 	printNotes(cmd, n.UnfoldedNotes(id))
-	return n, source, nil
+	return n, v.Source, nil
 }
 
 // recognize recognises the loops of c's traces under --filter and --k,
@@ -273,10 +197,5 @@ func (f *diffNLRFlags) recognize(cmd *cobra.Command, c *compare.Comparison) (*co
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
-	if err != nil {
-		return nil, err
-	}
-	printNotes(cmd, c.Notes())
-	return res[0], nil
+	return f.analysisFlags.recognize(cmd, c, flt)
 }

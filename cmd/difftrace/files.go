@@ -35,12 +35,25 @@ func writeFiles(cmd *cobra.Command, doc report.Document, paths []string, formats
 // writeOut writes doc in format to path ("" or "-": standard output),
 // whole or not at all; inputs are the runs it must not write over.
 func writeOut(cmd *cobra.Command, path string, doc report.Document, format report.Format, inputs ...string) error {
+	return emit(cmd, path, format, inputs, func() (report.Document, error) { return doc, nil })
+}
+
+// emit writes the document build returns in format to path ("" or "-":
+// standard output), whole or not at all. The output is created before
+// build runs, so that one that cannot be written fails before the work;
+// inputs are the runs it must not write over. Errors writing name the
+// output.
+func emit(cmd *cobra.Command, path string, format report.Format, inputs []string, build func() (report.Document, error)) error {
 	out, err := outfile.Create(path, cmd.OutOrStdout(), inputs...)
 	if err != nil {
 		return err
 	}
 	defer out.Abort()
-	if err := report.Write(out, doc, report.Options{Format: format}); err != nil {
+	doc, err := build()
+	if err != nil {
+		return err
+	}
+	if err := report.Write(out.Named(), doc, report.Options{Format: format}); err != nil {
 		return err
 	}
 	return out.Commit()

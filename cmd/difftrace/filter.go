@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/compare"
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -20,14 +19,12 @@ type filterFlags struct {
 func newFilterCmd() *cobra.Command {
 	f := filterFlags{analysisFlags: analysisFlags{k: 10}}
 	cmd := &cobra.Command{
-		Use:   "filter RUN --filter SPEC",
-		Short: "List the calls a filter keeps in each trace",
-		Long:  help("filter"),
-		Example: `  difftrace filter testdata/runs/oddeven4-normal --filter mpi
-  difftrace filter testdata/runs/ilcs-normal --filter omp.crit+mem --trace 6.4
-  difftrace filter faulty/ --filter mpi.col+cust=CPU_Exec --format count`,
+		Use:               "filter RUN --filter SPEC",
+		Short:             "List the calls a filter keeps in each trace",
+		Long:              help("filter"),
+		Example:           examples("filter"),
 		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDir,
+		ValidArgsFunction: completeRunDirs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, _, _, err := f.parse()
 			if err != nil {
@@ -46,24 +43,16 @@ func newFilterCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// The output first: an -o that cannot be written fails before
-			// the work.
-			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
-			kept, err := c.Filter(flt, compare.Normal, ids)
-			printNotes(cmd, c.Notes())
-			if err != nil {
-				return err
-			}
-			doc := &report.Kept{Filter: flt.Name(), Traces: ids, Calls: kept, Symbols: c.Symbols, Counts: f.format == "count"}
-			noteEmptyFilter(cmd, flt.Name(), doc.Total())
-			if err := report.Write(out, doc, report.Options{Format: format}); err != nil {
-				return err
-			}
-			return out.Commit()
+			return emit(cmd, f.out, format, args, func() (report.Document, error) {
+				kept, err := c.Filter(flt, compare.Normal, ids)
+				printNotes(cmd, c.Notes())
+				if err != nil {
+					return nil, err
+				}
+				doc := &report.Kept{Filter: flt.Name(), Traces: ids, Calls: kept, Symbols: c.Symbols, Counts: f.format == "count"}
+				noteEmptyFilter(cmd, flt.Name(), doc.Total())
+				return doc, nil
+			})
 		},
 	}
 	f.register(cmd)

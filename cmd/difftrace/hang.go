@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/hang"
-	"github.com/difftrace/difftrace/internal/param"
-	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -23,14 +19,12 @@ type hangFlags struct {
 func newHangCmd() *cobra.Command {
 	var f hangFlags
 	cmd := &cobra.Command{
-		Use:   "hang RUN [NORMAL] [-o classes.svg|.png|.dot|.json]...",
-		Short: "Say where the ranks of a hung run stopped, how far each got, and whom to suspect",
-		Long:  help("hang"),
-		Example: `  difftrace hang testdata/runs/stencil-skipbug testdata/runs/stencil-normal
-  difftrace hang dlbug/ -o classes.svg
-  difftrace hang faulty/ normal/ --format json`,
+		Use:               "hang RUN [NORMAL] [-o classes.svg|.png|.dot|.json]...",
+		Short:             "Say where the ranks of a hung run stopped, how far each got, and whom to suspect",
+		Long:              help("hang"),
+		Example:           examples("hang"),
 		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDir,
+		ValidArgsFunction: completeRunDirs(1),
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
 	}
 	f.register(cmd)
@@ -44,12 +38,9 @@ func newHangCmd() *cobra.Command {
 }
 
 func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
-	flt, err := filters.Parse(f.filter)
+	flt, _, _, err := f.parse()
 	if err != nil {
-		return fmt.Errorf("--filter: %w", err)
-	}
-	if err := rank.CheckK(f.k); err != nil {
-		return param.Flags(err, gridFlags)
+		return err
 	}
 	if f.format != "text" && f.format != "json" {
 		return fmt.Errorf("--format %s: give text or json", f.format)
@@ -76,9 +67,4 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	return writeFiles(cmd, doc, f.outs, formats, args)
-}
-
-// hasExt reports whether path ends in ext, in any case.
-func hasExt(path, ext string) bool {
-	return len(path) >= len(ext) && strings.EqualFold(path[len(path)-len(ext):], ext)
 }

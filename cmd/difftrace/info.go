@@ -1,54 +1,35 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/internal/outfile"
+	"github.com/difftrace/difftrace/internal/progress"
 	"github.com/difftrace/difftrace/report"
 )
 
 func newInfoCmd() *cobra.Command {
 	var rf readFlags
 	cmd := &cobra.Command{
-		Use:   "info RUN",
-		Short: "Summarise a recorded run: processes, threads, events, functions, compression, how it ended",
-		Long:  help("info"),
-		Example: `  difftrace info testdata/parlot/oddeven4
-  difftrace info faulty/ --max-events 1e10`,
-		Args: cobra.ExactArgs(1),
+		Use:     "info RUN",
+		Short:   "Summarise a recorded run: processes, threads, events, functions, compression, how it ended",
+		Long:    help("info"),
+		Example: examples("info"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			run, done, err := rf.openWithProgress(cmd, args[0])
+			bars := progress.New(cmd.ErrOrStderr())
+			run, err := rf.open(cmd, args[0], bars)
 			if err != nil {
 				return err
 			}
-			ids := run.Traces()
-			stats, err := run.Summarize(ids, false)
-			done()
+			stats, err := run.Summarize(run.Traces(), false)
+			bars.End()
 			if err != nil {
 				return err
 			}
-			out, err := outfile.Create("", cmd.OutOrStdout())
-			if err != nil {
-				return err
-			}
-			if err := report.Write(out, report.NewInfo(run, stats), report.Options{}); err != nil {
-				return fmt.Errorf("writing %s: %w", out.Name(), err)
-			}
-			return out.Commit()
+			return writeOut(cmd, "", report.NewInfo(run, stats), "")
 		},
 	}
 	rf.register(cmd)
-	cmd.ValidArgsFunction = completeRunDir
+	cmd.ValidArgsFunction = completeRunDirs(1)
 	return cmd
-}
-
-// orDash shows an unknown value as "-" (report_test.go reads the page with
-// it).
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -14,14 +14,12 @@ type jsmFlags struct {
 func newJSMCmd() *cobra.Command {
 	var f jsmFlags
 	cmd := &cobra.Command{
-		Use:   "jsm RUN [RUN2] --filter SPEC --attrs MODE [-o jsm.png|.svg|.csv]...",
-		Short: "Jaccard similarity matrices of the traces, and their difference between two runs",
-		Long:  help("jsm"),
-		Example: `  difftrace jsm testdata/runs/oddeven4-normal --filter mpi -o jsm.png
-  difftrace jsm testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug --filter mpi -o jsm.png
-  difftrace jsm normal/ faulty/ --filter omp.crit+mem --attrs sing.log10 -o jsm.csv -o jsm.svg`,
+		Use:               "jsm RUN [RUN2] --filter SPEC --attrs MODE [-o jsm.png|.svg|.csv]...",
+		Short:             "Jaccard similarity matrices of the traces, and their difference between two runs",
+		Long:              help("jsm"),
+		Example:           examples("jsm"),
 		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs,
+		ValidArgsFunction: completeRunDirs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, mode, level, err := f.parse()
 			if err != nil {
@@ -42,9 +40,7 @@ func newJSMCmd() *cobra.Command {
 			return writeFiles(cmd, doc, f.outs, formats, args)
 		},
 	}
-	f.register(cmd)
-	f.registerPolling(cmd)
-	f.registerForce(cmd)
+	f.registerComparing(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)
 	f.registerAttrs(cmd)

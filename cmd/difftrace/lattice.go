@@ -18,14 +18,12 @@ type latticeFlags struct {
 func newLatticeCmd() *cobra.Command {
 	var f latticeFlags
 	cmd := &cobra.Command{
-		Use:   "lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]...",
-		Short: "Draw the concept lattice of a run's traces (Hasse diagram)",
-		Long:  help("lattice"),
-		Example: `  difftrace lattice testdata/runs/oddeven4-normal --filter mpi --attrs sing.noFreq
-  difftrace lattice testdata/runs/oddeven4-normal --filter mpi -o lattice.svg
-  difftrace lattice faulty/ --filter omp.crit+mem --attrs doub.log10 --level process -o lattice.png`,
+		Use:               "lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]...",
+		Short:             "Draw the concept lattice of a run's traces (Hasse diagram)",
+		Long:              help("lattice"),
+		Example:           examples("lattice"),
 		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDir,
+		ValidArgsFunction: completeRunDirs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, mode, level, err := f.parse()
 			if err != nil {

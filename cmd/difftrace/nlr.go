@@ -5,8 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/filters"
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/report"
 )
@@ -21,14 +19,12 @@ type nlrFlags struct {
 func newNLRCmd() *cobra.Command {
 	var f nlrFlags
 	cmd := &cobra.Command{
-		Use:   "nlr RUN [RUN2] --filter SPEC [--k 10]",
-		Short: "Fold each trace's loops into its nested-loop representation (L0^4)",
-		Long:  help("nlr"),
-		Example: `  difftrace nlr testdata/runs/oddeven4-normal --filter mpi
-  difftrace nlr testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug --filter mpi --trace 5
-  difftrace nlr normal/ faulty/ --filter omp.crit+mem --k 20 --format json`,
+		Use:               "nlr RUN [RUN2] --filter SPEC [--k 10]",
+		Short:             "Fold each trace's loops into its nested-loop representation (L0^4)",
+		Long:              help("nlr"),
+		Example:           examples("nlr"),
 		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs,
+		ValidArgsFunction: completeRunDirs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flt, _, _, err := f.parse()
 			if err != nil {
@@ -46,28 +42,17 @@ func newNLRCmd() *cobra.Command {
 			if err != nil {
 				return param.Flags(err, map[string]string{"trace": "--trace"})
 			}
-			// The output first: an -o that cannot be written fails before
-			// the work.
-			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
-			res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
-			if err != nil {
-				return err
-			}
-			printNotes(cmd, c.Notes())
-			noteEmptyFilter(cmd, flt.Name(), res[0].Total())
-			if err := report.Write(out, report.NewNLRs(c, res[0], ids), report.Options{Format: format}); err != nil {
-				return err
-			}
-			return out.Commit()
+			return emit(cmd, f.out, format, args, func() (report.Document, error) {
+				n, err := f.recognize(cmd, c, flt)
+				if err != nil {
+					return nil, err
+				}
+				noteEmptyFilter(cmd, flt.Name(), n.Total())
+				return report.NewNLRs(c, n, ids), nil
+			})
 		},
 	}
-	f.register(cmd)
-	f.registerPolling(cmd)
-	f.registerForce(cmd)
+	f.registerComparing(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)
 	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `traces to show: "P.T", "P" (every thread of process P) or a comma-separated list (default: all; loops are always found over all traces)`)

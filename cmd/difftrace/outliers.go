@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/report"
+	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -26,20 +26,10 @@ func (f *rankFlags) runOne(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return err
 	}
-	out, err := outfile.Create(f.out, cmd.OutOrStdout(), dir)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	a, err := outlier.Analyze(c, grid)
-	if err != nil {
-		return err
-	}
-	doc := &report.Outliers{Analysis: a, Shown: f.rows, TopN: f.top, AllRows: "--rows 0"}
-	if err := report.Write(out, doc, report.Options{Format: format}); err != nil {
-		return err
-	}
-	return out.Commit()
+	return emit(cmd, f.out, format, []string{dir}, func() (report.Document, error) {
+		a, err := outlier.Analyze(c, grid)
+		return &report.Outliers{Analysis: a, Shown: f.rows, TopN: f.top, AllRows: "--rows 0"}, err
+	})
 }
 
 // runAgainst shows the diffNLR of one trace against another trace of the
@@ -59,7 +49,7 @@ func (f *diffNLRFlags) runAgainst(cmd *cobra.Command, id trace.ID) error {
 	if err != nil {
 		return err
 	}
-	f.filter, f.k = cmp.Or(f.filter, "mpi"), cmp.Or(f.k, 10)
+	f.filter, f.k = cmp.Or(f.filter, session.DefaultFilter), cmp.Or(f.k, session.DefaultK)
 	if _, _, _, err := f.parse(); err != nil {
 		return err
 	}

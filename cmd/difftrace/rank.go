@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
@@ -34,17 +33,12 @@ type rankFlags struct {
 func newRankCmd() *cobra.Command {
 	var f rankFlags
 	cmd := &cobra.Command{
-		Use:   "rank NORMAL FAULTY | rank RUN",
-		Short: "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
-		Long:  help("rank"),
-		Example: `  difftrace rank testdata/runs/oddeven-normal testdata/runs/oddeven-swapbug
-  difftrace diffnlr 5
-  difftrace rank normal/ faulty/ --filters mpi,omp.crit+mem --custom CPU_Exec --attrs sing.noFreq,doub.log10
-  difftrace rank normal/ faulty/ --linkage ward --k 10,50 --format json -o ranking.json
-  difftrace rank normal-1/ faulty/ --also-normal normal-2/ --also-normal normal-3/
-  difftrace rank testdata/runs/stencil-skipbug     # one run alone: traces against their peers`,
+		Use:               "rank NORMAL FAULTY | rank RUN",
+		Short:             "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
+		Long:              help("rank"),
+		Example:           examples("rank"),
 		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs,
+		ValidArgsFunction: completeRunDirs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				return f.runOne(cmd, args[0])
@@ -57,33 +51,24 @@ func newRankCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// The output first: an -o that cannot be written fails before
-			// the sweep.
-			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
 			// A faulty run that hung gets the hang analysis too: where
 			// each rank stopped and whom to suspect, the first suspect
 			// being the trace whose diffNLR rank suggests.
-			rk, hung, err := rank.Sweep(c, grid)
+			doc := &report.Ranking{Traces: len(c.IDs), Processes: len(c.Processes()), SuspectShare: grid.SuspectShare,
+				Shown: f.rows, TopN: f.top, AllRows: "--rows 0", AlsoNormal: "--also-normal"}
+			err = emit(cmd, f.out, format, args, func() (report.Document, error) {
+				var err error
+				doc.Ranking, doc.Hang, err = rank.Sweep(c, grid)
+				return doc, err
+			})
+			if err != nil || f.noSession {
+				return err
+			}
+			s, err := session.New(args[0], args[1], f.alsoNormal, f.custom, f.exactPolling, doc.Ranking)
 			if err != nil {
 				return err
 			}
-			doc := &report.Ranking{Ranking: rk, Hang: hung, Traces: len(c.IDs), Processes: len(c.Processes()),
-				SuspectShare: grid.SuspectShare, Shown: f.rows, TopN: f.top, AllRows: "--rows 0", AlsoNormal: "--also-normal"}
-			if err := report.Write(out, doc, report.Options{Format: format}); err != nil {
-				return err
-			}
-			if err := out.Commit(); err != nil || f.noSession {
-				return err
-			}
-			s, err := session.New(args[0], args[1], f.alsoNormal, f.custom, f.exactPolling, rk)
-			if err != nil {
-				return err
-			}
-			return session.Save(s, rk, cmd.ErrOrStderr(), "pass --no-session")
+			return session.Save(s, doc.Ranking, cmd.ErrOrStderr(), "pass --no-session")
 		},
 	}
 	f.registerGrid(cmd)
@@ -100,9 +85,7 @@ func newRankCmd() *cobra.Command {
 // registerGrid registers the flags rank and report share: how the runs
 // are read, the further normal runs and the grid swept.
 func (f *rankFlags) registerGrid(cmd *cobra.Command) {
-	f.register(cmd)
-	f.registerForce(cmd)
-	f.registerPolling(cmd)
+	f.registerComparing(cmd)
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.alsoNormal, "also-normal", nil,
 		"another normal run of the program (repeat for more): what changes between the normal runs is noise, and a trace is a suspect only where it changed clearly more than that")
@@ -147,11 +130,3 @@ var gridFlags = map[string]string{"filters": "--filters", "custom": "--custom", 
 
 // rankFormats are rank's --format values.
 var rankFormats = map[string]report.Format{"table": report.Text, "json": report.JSON, "csv": report.CSV}
-
-// completeRunDirs completes two run-directory arguments.
-func completeRunDirs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 1 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return nil, cobra.ShellCompDirectiveFilterDirs
-}

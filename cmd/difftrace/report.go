@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
@@ -21,15 +22,12 @@ type reportFlags struct {
 func newReportCmd() *cobra.Command {
 	var f reportFlags
 	cmd := &cobra.Command{
-		Use:   "report NORMAL FAULTY [-o report.html] | report RUN [-o page.html]",
-		Short: "Write the whole comparison as one self-contained HTML page: verdict, ranking, matrices, dendrograms, lattices and diffNLRs",
-		Long:  help("report"),
-		Example: `  difftrace report testdata/runs/stencil-normal testdata/runs/stencil-skipbug -o report.html
-  difftrace report normal/ faulty/ --also-normal normal-2/ --rows 12 -o report.html
-  difftrace report normal/ faulty/ --filters mpi,omp --linkage ward -o report.json
-  difftrace report testdata/runs/stencil-skipbug -o page.html     # one run alone: traces against their peers`,
+		Use:               "report NORMAL FAULTY [-o report.html] | report RUN [-o page.html]",
+		Short:             "Write the whole comparison as one self-contained HTML page: verdict, ranking, matrices, dendrograms, lattices and diffNLRs",
+		Long:              help("report"),
+		Example:           examples("report"),
 		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs,
+		ValidArgsFunction: completeRunDirs(2),
 		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
 	}
 	f.registerGrid(cmd)
@@ -52,36 +50,27 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The output first: an -o that cannot be written fails before the
-	// sweep.
-	out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	// The ranking, and the hang analysis when the faulty run hung.
-	rk, hung, err := rank.Sweep(c, grid)
-	if err != nil {
-		return err
-	}
-	inv := &report.Invocation{Normal: args[0], Faulty: args[1], AlsoNormal: f.alsoNormal, Filters: f.filters, Custom: f.custom,
-		Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages, SuspectShare: f.suspectShare, ExactPolling: f.exactPolling,
-		Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Force: f.force, Rows: f.shown, Diffs: f.diffs, Out: f.out}
-	rpt, err := report.NewPage(c, rk, hung, report.PageOptions{Version: version, Rows: f.shown, Diffs: f.diffs,
-		RowCommands: inv.RowCommands, DiffCommand: inv.DiffCommand})
-	if err != nil {
-		return err
-	}
-	rpt.Commands = inv.Commands(rpt, rk, hung != nil)
-	if err := report.Write(out, rpt, report.Options{Format: format}); err != nil {
-		return err
-	}
-	return f.commit(cmd, out)
+	inv := f.invocation(args[0])
+	inv.Faulty, inv.AlsoNormal, inv.Force, inv.Rows, inv.Diffs = args[1], f.alsoNormal, f.force, f.shown, f.diffs
+	return f.emit(cmd, format, args, func() (report.Document, error) {
+		// The ranking, and the hang analysis when the faulty run hung.
+		rk, hung, err := rank.Sweep(c, grid)
+		if err != nil {
+			return nil, err
+		}
+		rpt, err := report.NewPage(c, rk, hung, report.PageOptions{Version: version, Rows: f.shown, Diffs: f.diffs,
+			RowCommands: inv.RowCommands, DiffCommand: inv.DiffCommand})
+		if err != nil {
+			return nil, err
+		}
+		rpt.Commands = inv.Commands(rpt, rk, hung != nil)
+		return rpt, nil
+	})
 }
 
-// commit commits the page and says where it went.
-func (f *reportFlags) commit(cmd *cobra.Command, out *outfile.File) error {
-	if err := out.Commit(); err != nil {
+// emit writes the page build returns (emit) and says where it went.
+func (f *reportFlags) emit(cmd *cobra.Command, format report.Format, inputs []string, build func() (report.Document, error)) error {
+	if err := emit(cmd, f.out, format, inputs, build); err != nil {
 		return err
 	}
 	if f.out != "" && f.out != "-" {
@@ -99,25 +88,14 @@ func (f *reportFlags) runOne(cmd *cobra.Command, dir string, grid rank.Grid, for
 	if err != nil {
 		return err
 	}
-	out, err := outfile.Create(f.out, cmd.OutOrStdout(), dir)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	a, err := outlier.Analyze(c, grid)
-	if err != nil {
-		return err
-	}
-	inv := &report.Invocation{Normal: dir, Filters: f.filters, Custom: f.custom, Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages,
-		SuspectShare: f.suspectShare, ExactPolling: f.exactPolling, Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Out: f.out}
-	p, err := report.NewOutlierPage(c, a, version, inv.OutlierCommands())
-	if err != nil {
-		return err
-	}
-	if err := report.Write(out, p, report.Options{Format: format}); err != nil {
-		return err
-	}
-	return f.commit(cmd, out)
+	inv := f.invocation(dir)
+	return f.emit(cmd, format, []string{dir}, func() (report.Document, error) {
+		a, err := outlier.Analyze(c, grid)
+		if err != nil {
+			return nil, err
+		}
+		return report.NewOutlierPage(c, a, version, inv.OutlierCommands())
+	})
 }
 
 // check checks the flags: the grid, what the page holds and its format.
@@ -129,8 +107,15 @@ func (f *reportFlags) check() (rank.Grid, report.Format, error) {
 	if f.shown < 0 || f.diffs < 0 {
 		return grid, "", fmt.Errorf("--rows and --diffs take 0 or more")
 	}
-	if hasExt(f.out, ".json") {
+	if strings.EqualFold(filepath.Ext(f.out), ".json") {
 		return grid, report.JSON, nil
 	}
 	return grid, report.HTML, nil
+}
+
+// invocation is how the page's commands repeat the flags for the run
+// normal (and the faulty run, set apart).
+func (f *reportFlags) invocation(normal string) *report.Invocation {
+	return &report.Invocation{Normal: normal, Filters: f.filters, Custom: f.custom, Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages,
+		SuspectShare: f.suspectShare, ExactPolling: f.exactPolling, Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Out: f.out}
 }

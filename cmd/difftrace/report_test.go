@@ -242,3 +242,11 @@ func TestReportOfNamesWithControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// orDash shows an unknown value as "-", as rank's table does.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -16,13 +16,10 @@ var version = "0.1.0-dev"
 func newRootCmd() *cobra.Command {
 	var prof profileFlags
 	root := &cobra.Command{
-		Use:   "difftrace",
-		Short: "Find the threads and processes a bug changed, from whole-program call traces",
-		Long:  help("difftrace"),
-		Example: `  mpirun -np 16 difftrace capture -o normal/ -- ./app
-  mpirun -np 16 difftrace capture -o faulty/ -- ./app --bug
-  difftrace rank normal/ faulty/
-  difftrace diffnlr 5 -o diff5.svg`,
+		Use:           "difftrace",
+		Short:         "Find the threads and processes a bug changed, from whole-program call traces",
+		Long:          help("difftrace"),
+		Example:       examples("difftrace"),
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

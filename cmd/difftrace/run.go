@@ -39,6 +39,14 @@ func (f *readFlags) registerForce(cmd *cobra.Command) {
 		"compare a normal and a faulty run even when they look like runs of different programs")
 }
 
+// registerComparing adds the flags of a command that compares runs: how
+// they are read (register), --force and --exact-polling.
+func (f *readFlags) registerComparing(cmd *cobra.Command) {
+	f.register(cmd)
+	f.registerForce(cmd)
+	f.registerPolling(cmd)
+}
+
 func (f *readFlags) register(cmd *cobra.Command) {
 	f.maxEvents = parlot.DefaultMaxEvents
 	cmd.Flags().Var((*units.Count)(&f.maxEvents), "max-events",
@@ -56,15 +64,24 @@ func (f *readFlags) table() *trace.Table {
 	return t
 }
 
-// open opens the run directory dir with a fresh symbol table.
-func (f *readFlags) open(cmd *cobra.Command, dir string) (*decode.Run, error) {
+// open opens the run directory dir with a fresh symbol table; bars, when
+// not nil, show its traces being decoded (bars.End removes them).
+func (f *readFlags) open(cmd *cobra.Command, dir string, bars *progress.Bars) (*decode.Run, error) {
 	if err := notSummary(cmd, dir); err != nil {
 		return nil, err
 	}
 	if err := waitRecorded(cmd, dir); err != nil {
 		return nil, err
 	}
-	return decode.Open(dir, f.table(), decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms})
+	opts := decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}
+	if bars != nil {
+		opts.Progress = bars.Step
+	}
+	run, err := decode.Open(dir, f.table(), opts)
+	if err == nil {
+		bars.Begin("decoding traces", len(run.Traces()))
+	}
+	return run, err
 }
 
 // recordedWait bounds the wait for recorders still writing a run: longer
@@ -94,29 +111,13 @@ func notSummary(cmd *cobra.Command, dir string) error {
 	return nil
 }
 
-// openWithProgress opens dir like open, and shows a progress bar on stderr,
-// when it is a terminal, while the run's traces are decoded. done removes
-// the bar.
-func (f *readFlags) openWithProgress(cmd *cobra.Command, dir string) (run *decode.Run, done func(), err error) {
-	bars := progress.New(cmd.ErrOrStderr())
-	if err := notSummary(cmd, dir); err != nil {
-		return nil, nil, err
+// completeRunDirs completes up to n run-directory arguments with
+// directory names.
+func completeRunDirs(n int) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) >= n {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return nil, cobra.ShellCompDirectiveFilterDirs
 	}
-	if err := waitRecorded(cmd, dir); err != nil {
-		return nil, nil, err
-	}
-	run, err = decode.Open(dir, f.table(), decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms, Progress: bars.Step})
-	if err != nil {
-		return nil, nil, err
-	}
-	bars.Begin("decoding traces", len(run.Traces()))
-	return run, bars.End, nil
-}
-
-// completeRunDir completes a run-directory argument with directory names.
-func completeRunDir(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return nil, cobra.ShellCompDirectiveFilterDirs
 }

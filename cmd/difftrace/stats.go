@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/decode"
-	"github.com/difftrace/difftrace/internal/outfile"
+	"github.com/difftrace/difftrace/internal/progress"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -26,14 +26,11 @@ var statsFormats = map[string]report.Format{"table": report.Text, "json": report
 func newStatsCmd() *cobra.Command {
 	var f statsFlags
 	cmd := &cobra.Command{
-		Use:   "stats RUN",
-		Short: "Count calls per function and caller→callee edges, per thread, process or program",
-		Long:  help("stats"),
-		Example: `  difftrace stats testdata/parlot/oddeven4
-  difftrace stats testdata/parlot/oddeven4 --by program --edges
-  difftrace stats faulty/ --by thread --trace 5 --format csv -o faulty5.csv
-  difftrace stats faulty/ --top 10 --format json`,
-		Args: cobra.ExactArgs(1),
+		Use:     "stats RUN",
+		Short:   "Count calls per function and caller→callee edges, per thread, process or program",
+		Long:    help("stats"),
+		Example: examples("stats"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level, err := decode.ParseLevel(f.by)
 			if err != nil {
@@ -45,7 +42,8 @@ func newStatsCmd() *cobra.Command {
 			if f.top < 0 {
 				return fmt.Errorf("--top %d: want 0 (all) or more", f.top)
 			}
-			run, done, err := f.openWithProgress(cmd, args[0])
+			bars := progress.New(cmd.ErrOrStderr())
+			run, err := f.open(cmd, args[0], bars)
 			if err != nil {
 				return err
 			}
@@ -53,23 +51,14 @@ func newStatsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// The output first: an -o that cannot be written fails before
-			// the work.
-			out, err := outfile.Create(f.out, cmd.OutOrStdout(), args...)
-			if err != nil {
-				return err
-			}
-			defer out.Abort()
-			stats, err := run.Summarize(ids, f.edges)
-			done()
-			if err != nil {
-				return err
-			}
-			doc := report.NewStats(run.Dir, decode.GroupStats(ids, stats, level), level, run, f.edges, f.top)
-			if err := report.Write(out, doc, report.Options{Format: statsFormats[f.format]}); err != nil {
-				return fmt.Errorf("writing %s: %w", out.Name(), err)
-			}
-			return out.Commit()
+			return emit(cmd, f.out, statsFormats[f.format], args, func() (report.Document, error) {
+				stats, err := run.Summarize(ids, f.edges)
+				bars.End()
+				if err != nil {
+					return nil, err
+				}
+				return report.NewStats(run.Dir, decode.GroupStats(ids, stats, level), level, run, f.edges, f.top), nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.by, "by", "process", "count per thread, process or program")
@@ -79,7 +68,7 @@ func newStatsCmd() *cobra.Command {
 	cmd.Flags().IntVar(&f.top, "top", 0, "show only the `N` most frequent functions (and edges) of each group; 0 shows all")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to `FILE` (written whole or not at all) instead of standard output")
 	f.register(cmd)
-	cmd.ValidArgsFunction = completeRunDir
+	cmd.ValidArgsFunction = completeRunDirs(1)
 	cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"thread", "process", "program"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,60 +29,13 @@ type summarizeFlags struct {
 func newSummarizeCmd() *cobra.Command {
 	var f summarizeFlags
 	cmd := &cobra.Command{
-		Use:   "summarize RUN -o DIR",
-		Short: "Summarise a run's traces for rank, in parallel under an MPI launcher",
-		Long:  help("summarize"),
-		Example: `  difftrace summarize testdata/runs/oddeven-normal -o /tmp/normal.sum
-  mpirun -np 8 difftrace summarize faulty/ -o faulty.sum --k 10,50
-  difftrace rank normal.sum faulty.sum`,
+		Use:               "summarize RUN -o DIR",
+		Short:             "Summarise a run's traces for rank, in parallel under an MPI launcher",
+		Long:              help("summarize"),
+		Example:           examples("summarize"),
 		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDirs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.out == "" {
-				return fmt.Errorf("-o DIR: name the directory to write the summary to")
-			}
-			index, of, err := record.LaunchFromEnv(os.Getenv)
-			if err != nil {
-				return fmt.Errorf("%w; start summarize under mpirun or srun, or alone", err)
-			}
-			fs, err := f.grid()
-			if err != nil {
-				return err
-			}
-			if err := prepareSummaryDir(f.out, of); err != nil {
-				return err
-			}
-			if err := waitRecorded(cmd, args[0]); err != nil {
-				return err
-			}
-			start := time.Now()
-			opts := compare.Options{MaxEvents: f.maxEvents, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms, Workers: coresOfPart(os.Getenv)}
-			if p := progress.New(cmd.ErrOrStderr()); p != nil && of == 1 {
-				// Under a launcher, each part says once that it is done
-				// instead: many processes' bars on one terminal are noise.
-				opts.Progress = p
-			}
-			c, err := compare.OpenPart(args[0], index, of, opts)
-			if err != nil {
-				return err
-			}
-			p, err := c.Summarize(0, fs, f.ks, index, of)
-			if err != nil {
-				return err
-			}
-			if err := summary.Write(f.out, p); err != nil {
-				return err
-			}
-			secs := time.Since(start).Seconds()
-			rate := fmt.Sprintf("%d traces in %.1f s, %.0f traces per second", len(p.Traces), secs, float64(len(p.Traces))/max(secs, 1e-3))
-			if of == 1 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s: summary of %s written (%d filters × %d K): %s\n", f.out, args[0], len(fs), len(f.ks), rate)
-			} else {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s: part %d of %d of the summary of %s written (%d filters × %d K): %s\n",
-					f.out, index, of, args[0], len(fs), len(f.ks), rate)
-			}
-			return nil
-		},
+		ValidArgsFunction: completeRunDirs(2),
+		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
 	}
 	f.register(cmd)
 	f.registerPolling(cmd)
@@ -103,30 +54,59 @@ func (f *summarizeFlags) grid() ([]*filters.Filter, error) {
 	return fs, param.Flags(err, gridFlags)
 }
 
-// localSizeVars name, per launcher, how many of its processes run on this
-// node.
-var localSizeVars = []string{"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE", "MV2_COMM_WORLD_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE"}
-
-// coresOfPart returns how many goroutines a summarize process decodes
-// traces on: under a launcher that says how many of its processes share
-// the node, its share of the cores it may run on (as an MPI rank uses its
-// own, not all of the node's); otherwise 0, every core.
-func coresOfPart(getenv func(string) string) int {
-	for _, v := range localSizeVars {
-		if n, err := strconv.Atoi(getenv(v)); err == nil && n > 0 {
-			return max(1, runtime.GOMAXPROCS(0)/n)
-		}
+// run summarises the part of the run in dir that falls to this process
+// under the launcher, or the whole run outside one.
+func (f *summarizeFlags) run(cmd *cobra.Command, dir string) error {
+	if f.out == "" {
+		return fmt.Errorf("-o DIR: name the directory to write the summary to")
 	}
-	return 0
+	index, of, err := record.LaunchFromEnv(os.Getenv)
+	if err != nil {
+		return fmt.Errorf("%w; start summarize under mpirun or srun, or alone", err)
+	}
+	fs, err := f.grid()
+	if err != nil {
+		return err
+	}
+	var foreign *summary.ForeignFileError
+	if err := summary.Prepare(f.out, of); errors.As(err, &foreign) {
+		return fmt.Errorf("%w; give an empty or new directory to -o", err)
+	} else if err != nil {
+		return err
+	}
+	if err := waitRecorded(cmd, dir); err != nil {
+		return err
+	}
+	start := time.Now()
+	c, err := f.open(cmd, dir, index, of)
+	if err != nil {
+		return err
+	}
+	p, err := c.Summarize(0, fs, f.ks, index, of)
+	if err != nil {
+		return err
+	}
+	if err := summary.Write(f.out, p); err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	what := fmt.Sprintf("part %d of %d of the summary", index, of)
+	if of == 1 {
+		what = "summary"
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s of %s written (%d filters × %d K): %d traces in %.1f s, %.0f traces per second\n",
+		f.out, what, dir, len(fs), len(f.ks), len(p.Traces), secs, float64(len(p.Traces))/max(secs, 1e-3))
+	return nil
 }
 
-// prepareSummaryDir readies dir for the parts of a summary written by of
-// processes (summary.Prepare).
-func prepareSummaryDir(dir string, of int) error {
-	err := summary.Prepare(dir, of)
-	var foreign *summary.ForeignFileError
-	if errors.As(err, &foreign) {
-		return fmt.Errorf("%w; give an empty or new directory to -o", err)
+// open opens part index of of of the run in dir (compare.OpenPart),
+// decoding on this process's share of the node's cores.
+func (f *summarizeFlags) open(cmd *cobra.Command, dir string, index, of int) (*compare.Comparison, error) {
+	opts := compare.Options{MaxEvents: f.maxEvents, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms, Workers: summary.Workers(os.Getenv)}
+	if p := progress.New(cmd.ErrOrStderr()); p != nil && of == 1 {
+		// Under a launcher, each part says once that it is done instead:
+		// many processes' bars on one terminal are noise.
+		opts.Progress = p
 	}
-	return err
+	return compare.OpenPart(dir, index, of, opts)
 }

@@ -13,11 +13,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
 
 	"github.com/difftrace/difftrace/internal/atomicfile"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -124,6 +126,21 @@ func IsTerminal(w io.Writer) bool {
 		return false
 	}
 	return term.IsTerminal(int(f.Fd())) // /dev/null is a character device, not a terminal
+}
+
+// Color reports whether text written to w is coloured under mode:
+// "always", "never", or "auto", when w is a terminal and NO_COLOR is not
+// set (no-color.org). Another mode is a param.Error of "color".
+func Color(mode string, w io.Writer) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto":
+		return os.Getenv("NO_COLOR") == "" && IsTerminal(w), nil
+	}
+	return false, param.Errorf("color", strconv.Quote(mode), "want auto, always or never")
 }
 
 // insideInput reports whether path would be written inside one of the

@@ -1,0 +1,81 @@
+package session
+
+import (
+	"cmp"
+	"io"
+
+	"github.com/difftrace/difftrace/compare"
+	"github.com/difftrace/difftrace/rank"
+	"github.com/difftrace/difftrace/trace"
+)
+
+// The view of a diffNLR when neither it nor the session names one.
+const (
+	DefaultFilter = "mpi"
+	DefaultK      = 10
+)
+
+// View is what the diffNLR of one trace is shown under: the runs, the
+// filter and K, and where they come from.
+type View struct {
+	// Runs are the normal run, the faulty run, then further normal runs.
+	Runs   []string
+	Filter string
+	K      int
+	// ExactPolling is the session's, false for runs given.
+	ExactPolling bool
+	// Source says where Filter and K come from, for the diff's header;
+	// "" when they were given.
+	Source string
+
+	// s and rk, when set, pick the filter and K for the trace (Pick).
+	s  *Session
+	rk *rank.Ranking
+}
+
+// Given is the view of the runs given, under filter and k, or under
+// DefaultFilter and DefaultK where they are "" and 0.
+func Given(runs []string, filter string, k int) *View {
+	return &View{Runs: runs, Filter: cmp.Or(filter, DefaultFilter), K: cmp.Or(k, DefaultK)}
+}
+
+// Follow is the view of the session in the current directory: its runs,
+// under filter and k where they are set ("" and 0 are not), else its
+// best-ranked row's, else DefaultFilter and DefaultK. Unless fixed says
+// the filter or K was chosen, and when the session has a best row, Pick
+// then chooses the view for the trace. The session and its ranking are
+// read as LoadWithRanking reads them (stderr, readFix).
+func Follow(stderr io.Writer, readFix string, filter string, k int, fixed bool) (*View, error) {
+	s, rk, err := LoadWithRanking(stderr, readFix)
+	if err != nil {
+		return nil, err
+	}
+	v := &View{Runs: append([]string{s.Normal, s.Faulty}, s.AlsoNormal...), ExactPolling: s.ExactPolling,
+		Filter: DefaultFilter, K: DefaultK}
+	if s.Best != nil {
+		v.Filter, v.K = s.Best.Filter, s.Best.K
+	}
+	v.Filter, v.K = cmp.Or(filter, v.Filter), cmp.Or(k, v.K)
+	if fixed || s.Best == nil {
+		v.Source = "runs from " + Path
+	} else {
+		v.s, v.rk = s, rk
+	}
+	return v, nil
+}
+
+// Pick chooses the filter and K for the diffNLR of id in the runs c
+// opened (Session.Pick), when the view follows a session's best row and
+// was not fixed (Follow); otherwise the view stays as it is. The note,
+// when not "", says why the view does not show the trace changed.
+func (v *View) Pick(c *compare.Comparison, id trace.ID) (note string, err error) {
+	if v.s == nil {
+		return "", nil
+	}
+	p, err := v.s.Pick(c, v.rk, id)
+	if err != nil {
+		return "", err
+	}
+	v.Filter, v.K, v.Source = p.Filter, p.K, p.Source
+	return p.Note, nil
+}
