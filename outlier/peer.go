@@ -37,7 +37,7 @@ func PeerDiff(n *compare.NLR, id, against trace.ID, ab diffnlr.Abridge) (*compar
 	sus, peer := n.Seq(0, i), n.Seq(0, j)
 	blocks, err := diffnlr.Diff(peer, sus)
 	if err != nil {
-		return nil, fmt.Errorf("diffNLR(%s against %s): %v", id, against, err)
+		return nil, fmt.Errorf("diffNLR(%s against %s): %w", id, against, err)
 	}
 	names := n.Names()
 	d := &compare.DiffNLR{ID: id, NLR: n, Threads: []trace.ID{id}, Blocks: [][]diffnlr.Block{blocks}}

@@ -44,7 +44,7 @@ func run(args []string, in io.Reader, out io.Writer) error {
 	}
 	dot, err := io.ReadAll(io.LimitReader(in, maxInput+1))
 	if err != nil {
-		return fmt.Errorf("reading the graph from standard input: %v", err)
+		return fmt.Errorf("reading the graph from standard input: %w", err)
 	}
 	if len(dot) > maxInput {
 		return fmt.Errorf("the graph on standard input is larger than %d MiB", maxInput>>20)

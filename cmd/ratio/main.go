@@ -174,9 +174,9 @@ func compressedSize(args []string, raw *os.File) (int64, error) {
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+			return 0, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
 		}
-		return 0, fmt.Errorf("%v (install it: apt-get install %s)", err, args[0])
+		return 0, fmt.Errorf("%w (install it: apt-get install %s)", err, args[0])
 	}
 	return int64(n), nil
 }
