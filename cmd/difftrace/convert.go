@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/decode"
-	"github.com/difftrace/difftrace/internal/outfile"
-	"github.com/difftrace/difftrace/parlot"
 )
 
 type convertFlags struct {
@@ -53,7 +51,7 @@ func newConvertCmd() *cobra.Command {
 				if len(args) != 1 {
 					return fmt.Errorf("--from u16 converts one file at a time; got %d", len(args))
 				}
-				return convertU16(args[0], f.out)
+				return decode.ConvertU16File(args[0], f.out)
 			case "uftrace":
 				return convertUftrace(cmd, args, &f)
 			case "":
@@ -69,25 +67,4 @@ func newConvertCmd() *cobra.Command {
 	f.export.register(cmd)
 	cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"u16", "uftrace"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
-}
-
-// convertU16 compresses the raw values in inPath into the ParLOT file outPath.
-func convertU16(inPath, outPath string) error {
-	in, size, err := decode.OpenInput(inPath)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	if size%2 != 0 {
-		return &parlot.OddU16Error{Name: inPath, Size: size}
-	}
-	out, err := outfile.Create(outPath, nil, inPath)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	if err := parlot.ConvertU16(out, outPath, in, inPath); err != nil {
-		return err
-	}
-	return out.Commit()
 }

@@ -103,21 +103,13 @@ func (f *exportFlags) check(cmd *cobra.Command, args []string, out string) (expo
 	return o, nil
 }
 
-// openRun opens the run in dir for reading its events, interning its
-// names into tab. A summary stands for the run it summarises, when that is
-// still where summarize read it.
+// openRun opens the run in dir for reading its events (export.Open),
+// once its recorders have written it.
 func (f *exportFlags) openRun(cmd *cobra.Command, dir string, tab *trace.Table) (*decode.Run, error) {
-	opts := decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}
-	if summary.Is(dir) {
-		run, err := summary.OpenRun(dir, tab, opts)
-		if err != nil {
+	if !summary.Is(dir) {
+		if err := waitRecorded(cmd, dir); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a summary: reading the run it summarises, %s\n", trace.Printable(dir), trace.Printable(run.Dir))
-		return run, nil
 	}
-	if err := waitRecorded(cmd, dir); err != nil {
-		return nil, err
-	}
-	return decode.Open(dir, tab, opts)
+	return export.Open(dir, tab, decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}, cmd.ErrOrStderr())
 }

@@ -120,7 +120,9 @@ func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
 		t, _ := run.Trace(id)
 		return writeU16(cmd, f, t.Path, func(w io.Writer) error { return run.WriteU16(w, id) })
 	}
-	return writeOut(cmd, f.out, &report.Listing{Run: run, Traces: ids, Flat: f.format == "flat"}, decodeFormats[f.format], run.Dir)
+	return emit(cmd, f.out, decodeFormats[f.format], []string{run.Dir}, func() (report.Document, error) {
+		return &report.Listing{Run: run, Traces: ids, Flat: f.format == "flat"}, nil
+	})
 }
 
 // decodeFormats are the report formats of --format (u16 is written apart).

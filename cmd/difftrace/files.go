@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/internal/outfile"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -20,41 +20,18 @@ func checkFiles(doc report.Document, paths []string) ([]report.Format, error) {
 	return formats, nil
 }
 
-// writeFiles writes doc to each -o file in its format (checkFiles), each
-// whole or not at all; inputs are the files and runs it must not write
-// over.
+// writeFiles writes doc to the -o files (report.WriteFiles).
 func writeFiles(cmd *cobra.Command, doc report.Document, paths []string, formats []report.Format, inputs []string) error {
-	return outfile.WriteAll(cmd.ErrOrStderr(), paths, inputs, func(i int, out *outfile.File) error {
-		if err := report.Write(out, doc, report.Options{Format: formats[i]}); err != nil {
-			return fmt.Errorf("-o %s: %w", paths[i], err)
-		}
-		return nil
-	})
+	err := report.WriteFiles(cmd.ErrOrStderr(), doc, paths, formats, inputs)
+	return param.Flags(err, map[string]string{"output": "-o"})
 }
 
-// writeOut writes doc in format to path ("" or "-": standard output),
-// whole or not at all; inputs are the runs it must not write over.
-func writeOut(cmd *cobra.Command, path string, doc report.Document, format report.Format, inputs ...string) error {
-	return emit(cmd, path, format, inputs, func() (report.Document, error) { return doc, nil })
-}
-
-// emit writes the document build returns in format to path ("" or "-":
-// standard output), whole or not at all. The output is created before
-// build runs, so that one that cannot be written fails before the work;
-// inputs are the runs it must not write over. Errors writing name the
-// output.
+// emit writes what build returns to the output path (report.Emit).
 func emit(cmd *cobra.Command, path string, format report.Format, inputs []string, build func() (report.Document, error)) error {
-	out, err := outfile.Create(path, cmd.OutOrStdout(), inputs...)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	doc, err := build()
-	if err != nil {
-		return err
-	}
-	if err := report.Write(out.Named(), doc, report.Options{Format: format}); err != nil {
-		return err
-	}
-	return out.Commit()
+	return report.Emit(path, cmd.OutOrStdout(), format, inputs, build)
+}
+
+// writeOut writes doc in format to standard output.
+func writeOut(cmd *cobra.Command, doc report.Document, format report.Format) error {
+	return emit(cmd, "", format, nil, func() (report.Document, error) { return doc, nil })
 }

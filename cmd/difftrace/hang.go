@@ -63,7 +63,7 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	printNotes(cmd, c.Notes())
-	if err := writeOut(cmd, "", doc, report.Format(f.format)); err != nil {
+	if err := writeOut(cmd, doc, report.Format(f.format)); err != nil {
 		return err
 	}
 	return writeFiles(cmd, doc, f.outs, formats, args)

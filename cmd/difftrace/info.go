@@ -26,7 +26,7 @@ func newInfoCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return writeOut(cmd, "", report.NewInfo(run, stats), "")
+			return writeOut(cmd, report.NewInfo(run, stats), "")
 		},
 	}
 	rf.register(cmd)

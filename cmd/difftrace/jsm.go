@@ -35,7 +35,7 @@ func newJSMCmd() *cobra.Command {
 			}
 			doc := report.NewJSM(sim, flt.Name(), f.k, mode)
 			if len(f.outs) == 0 {
-				return writeOut(cmd, "", doc, report.Text)
+				return writeOut(cmd, doc, report.Text)
 			}
 			return writeFiles(cmd, doc, f.outs, formats, args)
 		},

@@ -44,7 +44,7 @@ func newLatticeCmd() *cobra.Command {
 			}
 			doc := report.NewConcepts(ctx, lat, flt.Name(), f.k, mode, level)
 			if len(f.outs) == 0 {
-				return writeOut(cmd, "", doc, report.Text)
+				return writeOut(cmd, doc, report.Text)
 			}
 			if lat.Len() > hasse.MaxConcepts {
 				return fmt.Errorf("the lattice has %d concepts, more than the %d a readable diagram can show; narrow the filter, use noFreq attributes or --level process",
