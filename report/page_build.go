@@ -133,7 +133,7 @@ func recognizeRanking(c *compare.Comparison, rk *rank.Ranking) ([]*compare.NLR, 
 	for i, spec := range rk.Filters {
 		var err error
 		if fs[i], err = filters.Parse(spec); err != nil {
-			return nil, fmt.Errorf("filter %q: %v", spec, err)
+			return nil, fmt.Errorf("filter %q: %w", spec, err)
 		}
 	}
 	return c.Recognize(fs, rk.Ks)

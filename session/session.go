@@ -204,7 +204,7 @@ func Load(readFix string) (*Session, error) {
 	}
 	var s Session
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s: not a difftrace session: %v (run difftrace rank again to rewrite it)", path, err)
+		return nil, fmt.Errorf("%s: not a difftrace session: %w (run difftrace rank again to rewrite it)", path, err)
 	}
 	if s.Schema != Schema {
 		return nil, fmt.Errorf("%s: session schema %d, this difftrace reads %d (run difftrace rank again to rewrite it)", path, s.Schema, Schema)
@@ -228,7 +228,7 @@ func loadRanking(readFix string) (*rank.Ranking, error) {
 	}
 	var rk rank.Ranking
 	if err := json.Unmarshal(b, &rk); err != nil {
-		return nil, fmt.Errorf("%s: not a difftrace ranking: %v (run difftrace rank again to rewrite it)", path, err)
+		return nil, fmt.Errorf("%s: not a difftrace ranking: %w (run difftrace rank again to rewrite it)", path, err)
 	}
 	return &rk, nil
 }
@@ -289,7 +289,7 @@ func (s *Session) Pick(c *compare.Comparison, rk *rank.Ranking, id trace.ID) (Pi
 			for i, spec := range specs {
 				var err error
 				if fs[i], err = filters.Parse(spec); err != nil {
-					return nil, fmt.Errorf("%s: filter %q: %v (run difftrace rank again)", Path, spec, err)
+					return nil, fmt.Errorf("%s: filter %q: %w (run difftrace rank again)", Path, spec, err)
 				}
 			}
 			return c.Recognize(fs, ks)
