@@ -20,14 +20,14 @@ func TestCritBugTrace(t *testing.T) {
 	}
 	n := ns[0]
 	for i, id := range c.IDs {
-		same := n.Seqs[Normal][i].Equal(n.Seqs[Faulty][i])
+		same := n.Recorded(Normal, i).Equal(n.Recorded(Faulty, i))
 		if id == tid(6, 4) {
-			if same || len(n.Seqs[Faulty][i]) != 0 || len(n.Seqs[Normal][i]) == 0 {
+			if same || len(n.Recorded(Faulty, i)) != 0 || len(n.Recorded(Normal, i)) == 0 {
 				t.Errorf("6.4: normal %s, faulty %s; want critical sections in the normal run only",
-					n.Seqs[Normal][i].Format(n.Names()), n.Seqs[Faulty][i].Format(n.Names()))
+					n.Recorded(Normal, i).Format(n.Names()), n.Recorded(Faulty, i).Format(n.Names()))
 			}
 		} else if !same {
-			t.Errorf("%v changed under omp.crit: %s → %s", id, n.Seqs[Normal][i].Format(n.Names()), n.Seqs[Faulty][i].Format(n.Names()))
+			t.Errorf("%v changed under omp.crit: %s → %s", id, n.Recorded(Normal, i).Format(n.Names()), n.Recorded(Faulty, i).Format(n.Names()))
 		}
 	}
 }

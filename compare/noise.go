@@ -94,8 +94,11 @@ func freeLoops(t *nlr.Table, free []bool) []bool {
 // view is the NLRs of every run as the similarity analysis sees them, and
 // what it takes loosely there.
 type view struct {
-	seqs  [][]nlr.Sequence          // per run, per trace (IDs)
-	names func(trace.Symbol) string // names the symbols of seqs
+	n *NLR
+	// shaped holds, per run and trace (IDs), the NLRs as the shaper sees
+	// them; nil without a shaper, when the view reads n.Seq (at).
+	shaped [][]nlr.Sequence
+	names  func(trace.Symbol) string // names the symbols of the NLRs
 	// freeSym and freeLoop mark the symbols and loops of seqs that are
 	// polling (see Polling); nil with Options.ExactPolling.
 	freeSym, freeLoop []bool
@@ -110,27 +113,32 @@ type view struct {
 func (n *NLR) analysis() *view {
 	n.viewOnce.Do(func() {
 		syms, loops := n.polling()
-		v := &view{names: n.Names(), freeSym: syms, freeLoop: loops}
+		v := &view{n: n, names: n.Names(), freeSym: syms, freeLoop: loops}
 		sh := n.shaper()
 		v.shaper = sh
-		for r := range n.c.Runs {
-			seqs := n.seqs(r)
-			if sh != nil {
-				seqs = slices.Clone(seqs)
-				for i, s := range seqs {
-					seqs[i] = sh.view(s)
+		if sh != nil {
+			for r := range n.c.Runs {
+				seqs := make([]nlr.Sequence, len(n.c.IDs))
+				for i := range seqs {
+					if s := n.Seq(r, i); s != nil {
+						seqs[i] = sh.view(s)
+					}
 				}
+				v.shaped = append(v.shaped, seqs)
 			}
-			v.seqs = append(v.seqs, seqs)
 		}
 		n.view = v
 	})
 	return n.view
 }
 
-// analysisSeqs returns the NLRs of run r as the similarity analysis sees
-// them (analysis).
-func (n *NLR) analysisSeqs(r int) []nlr.Sequence { return n.analysis().seqs[r] }
+// at returns the NLR of trace IDs[i] in run r as the view sees it.
+func (v *view) at(r, i int) nlr.Sequence {
+	if v.shaped != nil {
+		return v.shaped[r][i]
+	}
+	return v.n.Seq(r, i)
+}
 
 // loose returns the attributes whose frequency the analysis under mode m
 // ignores, or that it leaves out: the frequencies of polling calls and
@@ -155,11 +163,12 @@ func (n *NLR) looseFrom(m fca.Mode, normals []int) *fca.Loose {
 	if len(normals) > 1 {
 		runs := make([][]nlr.Sequence, len(normals))
 		for j, r := range normals {
-			runs[j] = slices.Clone(v.seqs[r])
+			runs[j] = make([]nlr.Sequence, len(n.c.IDs))
 			for i := range runs[j] {
 				if !n.c.Has(r, i) {
-					runs[j][i] = nil // not in this run: nothing to compare
-				} else if runs[j][i] == nil {
+					continue // not in this run: nothing to compare
+				}
+				if runs[j][i] = v.at(r, i); runs[j][i] == nil {
 					runs[j][i] = nlr.Sequence{}
 				}
 			}
@@ -446,7 +455,7 @@ func (n *NLR) NewPair(i int) (np diffnlr.NewPair, at uint64, ok bool) {
 	np, ok = diffnlr.FirstNewPair(n.pairs, n.Seq(Faulty, i))
 	at = np.Call
 	if ok && n.Patched(i) {
-		np.Call, ok = n.pairs.Find(n.Seqs[Faulty][i], np.Prev, np.Next)
+		np.Call, ok = n.pairs.Find(n.Recorded(Faulty, i), np.Prev, np.Next)
 	}
 	return np, at, ok
 }

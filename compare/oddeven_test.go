@@ -32,13 +32,13 @@ func TestSwapBugNLR(t *testing.T) {
 		case id.Proc%2 == 0:
 			want = "L0^16"
 		}
-		if got := n.Seqs[Normal][i].Format(n.Names()); got != head+want+tail {
+		if got := n.Recorded(Normal, i).Format(n.Names()); got != head+want+tail {
 			t.Errorf("normal T%v = %s, want %s", id, got, head+want+tail)
 		}
 		if id.Proc == 5 {
 			want = "L1^7, L0^9"
 		}
-		if got := n.Seqs[Faulty][i].Format(n.Names()); got != head+want+tail {
+		if got := n.Recorded(Faulty, i).Format(n.Names()); got != head+want+tail {
 			t.Errorf("faulty T%v = %s, want %s", id, got, head+want+tail)
 		}
 	}
@@ -62,7 +62,7 @@ func TestDeadlockBugTraces(t *testing.T) {
 		7:  "L1^8, MPI_Recv",
 		15: "L1^8, MPI_Finalize", // finished its phases, hung in MPI_Finalize
 	} {
-		if got := n.Seqs[Faulty][i].Format(n.Names()); got != head+want {
+		if got := n.Recorded(Faulty, i).Format(n.Names()); got != head+want {
 			t.Errorf("faulty T%d = %s, want %s", i, got, head+want)
 		}
 	}

@@ -20,18 +20,20 @@ type NLR struct {
 	Filter *filters.Filter
 	K      int
 	Table  *nlr.Table
-	// Seqs[run][i] is the NLR of trace IDs[i] in that run; it is empty when
-	// the filter kept nothing or the trace does not exist in the run.
-	Seqs [][]nlr.Sequence
 	// Kept[run][i] counts the calls the filter kept.
 	Kept [][]uint64
 	// RunWide lists the changes every process of the faulty run shows
 	// alike (see findRunWide), in order of first appearance. The analysis
-	// does not count them against any trace: it sees Seq, not Seqs.
+	// does not count them against any trace: it sees Seq, not Recorded.
 	RunWide []Change
 
-	c        *Comparison
-	analysed []nlr.Sequence // faulty run: Seqs with RunWide undone, nil where unchanged
+	c *Comparison
+	// seqs holds the NLR of every trace in every run (Recorded), and those
+	// of the faulty run with RunWide undone (Seq).
+	seqs *seqStore
+	// analysed[i]: the faulty NLR of trace IDs[i] with RunWide undone, in
+	// seqs; -1 where unchanged. nil when nothing is run-wide.
+	analysed []int32
 
 	viewOnce  sync.Once
 	view      *view // what the similarity analysis sees (analysis)
@@ -134,7 +136,11 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 			// The pass-1 NLRs are decoded as Fold comes to them, not all
 			// at once: a run of a million traces has as many distinct ones
 			// under a filter that keeps every call.
-			seqs, table, err := nlr.FoldEach(refs, func(j int) (*nlr.Discoverer, error) {
+			// Each folded NLR is packed as it comes (equal ones once):
+			// expanded, those of a million traces would not fit.
+			store := newSeqStore(len(c.Runs), len(c.IDs))
+			class := make([]int32, len(refs))
+			table, err := nlr.FoldEachTo(refs, func(j int) (*nlr.Discoverer, error) {
 				p := ones[where[j][0]]
 				d, err := p.discoverer(where[j][1], f*nk+k)
 				if err != nil {
@@ -142,14 +148,16 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 				}
 				c.step()
 				return d, nil
+			}, func(j int, seq nlr.Sequence) error {
+				class[j] = store.add(seq)
+				return nil
 			}, c.opts.Workers)
 			if err != nil {
 				return nil, fmt.Errorf("filter %s, K = %d: %w", fs[f].Name(), ks[k], err)
 			}
-			res := &NLR{Filter: fs[f], K: ks[k], Table: table, c: c,
-				Seqs: make([][]nlr.Sequence, len(c.Runs)), Kept: make([][]uint64, len(c.Runs))}
+			res := &NLR{Filter: fs[f], K: ks[k], Table: table, c: c, seqs: store,
+				Kept: make([][]uint64, len(c.Runs))}
 			for r := range c.Runs {
-				res.Seqs[r] = make([]nlr.Sequence, len(c.IDs))
 				res.Kept[r] = make([]uint64, len(c.IDs))
 				for i := range c.IDs {
 					if ones[r].kept[i] != nil {
@@ -160,13 +168,14 @@ func (c *Comparison) Recognize(fs []*filters.Filter, ks []int) ([]*NLR, error) {
 			for r := range c.Runs {
 				for i, j := range same[r] {
 					if j >= 0 {
-						res.Seqs[r][i] = seqs[j]
+						store.of[r][i] = class[j]
 					}
 				}
 			}
 			if err := res.findRunWide(); err != nil {
 				return nil, fmt.Errorf("filter %s, K = %d: %w", fs[f].Name(), ks[k], err)
 			}
+			store.seal()
 			out[f*nk+k] = res
 		}
 	}

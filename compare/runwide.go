@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,7 +113,7 @@ func (n *NLR) findRunWide() error {
 	var order []string
 	diffs := make([][]stretch, len(c.IDs))
 	for i := range c.IDs {
-		ns, fs := n.Seqs[Normal][i], n.Seqs[Faulty][i]
+		ns, fs := n.Recorded(Normal, i), n.Recorded(Faulty, i)
 		if !inBoth[of[i]] || ns.Equal(fs) {
 			continue
 		}
@@ -172,9 +173,8 @@ func (n *NLR) findRunWide() error {
 	if len(n.RunWide) == 0 {
 		return nil
 	}
-	n.analysed = make([]nlr.Sequence, len(c.IDs))
 	for i, d := range diffs {
-		n.analysed[i] = n.undone(d)
+		n.patch(i, n.undone(d))
 	}
 	return nil
 }
@@ -235,31 +235,38 @@ func (n *NLR) widePart(st stretch) (Change, bool) {
 }
 
 // Seq returns the NLR of trace IDs[i] in run r as the analysis sees it: as
-// recorded (Seqs), except that in the faulty run the run-wide changes
-// (RunWide) are undone.
+// recorded (Recorded), except that in the faulty run the run-wide changes
+// (RunWide) are undone. It is shared: callers must not change it.
 func (n *NLR) Seq(r, i int) nlr.Sequence {
-	if r == Faulty && n.analysed != nil && n.analysed[i] != nil {
-		return n.analysed[i]
+	if r == Faulty && n.Patched(i) {
+		return n.seqs.get(n.analysed[i])
 	}
-	return n.Seqs[r][i]
+	return n.seqs.at(r, i)
 }
 
-// Seqs of run r as the analysis sees them (Seq).
-func (n *NLR) seqs(r int) []nlr.Sequence {
-	if r != Faulty || n.analysed == nil {
-		return n.Seqs[r]
+// Recorded returns the NLR of trace IDs[i] in run r as folded; it is empty
+// when the filter kept nothing, nil when the trace does not exist in the
+// run. The NLRs are held packed and expanded when read: keep the result no
+// longer than needed, and do not change it (it is shared).
+func (n *NLR) Recorded(r, i int) nlr.Sequence { return n.seqs.at(r, i) }
+
+// SameRecorded reports whether n and o hold the same recorded NLR for every
+// trace of every run (o of the same comparison).
+func (n *NLR) SameRecorded(o *NLR) bool {
+	for r := range n.seqs.of {
+		for i := range n.seqs.of[r] {
+			if !bytes.Equal(n.seqs.bytesOf(r, i), o.seqs.bytesOf(r, i)) {
+				return false
+			}
+		}
 	}
-	out := make([]nlr.Sequence, len(n.Seqs[r]))
-	for i := range out {
-		out[i] = n.Seq(r, i)
-	}
-	return out
+	return true
 }
 
 // Patched reports whether the faulty NLR of trace IDs[i] that the analysis
 // sees (Seq) had run-wide changes undone, so that it is not the recorded
 // one.
-func (n *NLR) Patched(i int) bool { return n.analysed != nil && n.analysed[i] != nil }
+func (n *NLR) Patched(i int) bool { return n.analysed != nil && n.analysed[i] >= 0 }
 
 // FaultyCall returns, for the k-th call of the faulty NLR of trace IDs[i]
 // as the analysis sees it (Seq, run-wide changes undone), the number of
@@ -276,7 +283,7 @@ func (n *NLR) faultyCalls(i int) func(k uint64) uint64 {
 	if !n.Patched(i) {
 		return same
 	}
-	blocks, err := diffnlr.Diff(n.Seqs[Normal][i], n.Seqs[Faulty][i])
+	blocks, err := diffnlr.Diff(n.Recorded(Normal, i), n.Recorded(Faulty, i))
 	if err != nil {
 		return same
 	}
@@ -327,7 +334,7 @@ func (n *NLR) findArgumentParsing(inBoth map[int]bool) error {
 	if main < 0 {
 		return nil
 	}
-	ns, fs := n.Seqs[Normal][main], n.Seqs[Faulty][main]
+	ns, fs := n.Recorded(Normal, main), n.Recorded(Faulty, main)
 	if ns.Equal(fs) {
 		return nil
 	}
@@ -356,9 +363,22 @@ func (n *NLR) findArgumentParsing(inBoth map[int]bool) error {
 	if len(n.RunWide) == 0 {
 		return nil
 	}
-	n.analysed = make([]nlr.Sequence, len(c.IDs))
-	n.analysed[main] = n.undone(d)
+	n.patch(main, n.undone(d))
 	return nil
+}
+
+// patch keeps s as the faulty NLR of trace IDs[i] the analysis sees (Seq);
+// nil leaves it as recorded.
+func (n *NLR) patch(i int, s nlr.Sequence) {
+	if n.analysed == nil {
+		n.analysed = make([]int32, len(n.c.IDs))
+		for j := range n.analysed {
+			n.analysed[j] = -1
+		}
+	}
+	if s != nil {
+		n.analysed[i] = n.seqs.add(s)
+	}
 }
 
 // commandsDiffer reports whether the faulty run was started with another

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -250,16 +249,13 @@ func (n *NLR) Changed(l Level) []bool {
 		}
 		return out
 	}
-	faulty := n.analysisSeqs(Faulty)
+	v := n.analysis()
 	normals := n.c.Normals()
-	seqs := make([][]nlr.Sequence, len(normals))
-	for j, r := range normals {
-		seqs[j] = n.analysisSeqs(r)
-	}
 	for i, o := range of {
 		same := false
-		for j := range normals {
-			if seqs[j][i].Equal(faulty[i]) {
+		faulty := v.at(Faulty, i)
+		for _, r := range normals {
+			if v.at(r, i).Equal(faulty) {
 				same = true
 				break
 			}

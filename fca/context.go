@@ -47,6 +47,13 @@ func NewLooseContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace
 	if len(ids) != len(seqs) {
 		return nil, fmt.Errorf("formal context: %d trace IDs but %d NLR sequences; give one sequence per trace", len(ids), len(seqs))
 	}
+	return NewLooseContextFunc(m, ids, func(o int) nlr.Sequence { return seqs[o] }, sym, loose)
+}
+
+// NewLooseContextFunc is NewLooseContext for NLR sequences made when
+// needed: seq(o) returns the sequence of ids[o], and is called once for
+// each, in order, so that they need not all be in memory at once.
+func NewLooseContextFunc(m Mode, ids []trace.ID, seq func(o int) nlr.Sequence, sym func(trace.Symbol) string, loose *Loose) (*Context, error) {
 	seen := make(map[trace.ID]bool, len(ids))
 	for _, id := range ids {
 		if seen[id] {
@@ -61,7 +68,8 @@ func NewLooseContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace
 		class: make([]int, len(ids)),
 	}
 	index := map[attrKey]int{}
-	for o, seq := range seqs {
+	for o := range ids {
+		seq := seq(o)
 		if err := checkSequence(ids[o], seq); err != nil {
 			return nil, err
 		}

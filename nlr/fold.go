@@ -51,9 +51,26 @@ func Fold(ds []Discovered, workers int) ([]Sequence, *Table, error) {
 //
 // Every trace must be discovered alike: all by call structure, or none.
 func FoldEach(refs []Ref, open func(i int) (*Discoverer, error), workers int) ([]Sequence, *Table, error) {
-	order, err := refOrder(refs)
+	seqs := make([]Sequence, len(refs))
+	table, err := FoldEachTo(refs, open, func(i int, s Sequence) error {
+		seqs[i] = s
+		return nil
+	}, workers)
 	if err != nil {
 		return nil, nil, err
+	}
+	return seqs, table, nil
+}
+
+// FoldEachTo is FoldEach handing each trace's NLR to emit(i, seq) as soon
+// as it is made, instead of returning them all: the caller keeps them in
+// whatever form it likes (Packed, say). emit is called once for each trace,
+// from one goroutine, in the order loops are numbered in; seq is the
+// caller's. An error from emit ends the folding and is returned.
+func FoldEachTo(refs []Ref, open func(i int) (*Discoverer, error), emit func(i int, seq Sequence) error, workers int) (*Table, error) {
+	order, err := refOrder(refs)
+	if err != nil {
+		return nil, err
 	}
 	f := &folder{refs: refs, shared: newBodies(), k: -1}
 	batch := foldBatch(workers)
@@ -84,12 +101,12 @@ func FoldEach(refs []Ref, open func(i int) (*Discoverer, error), workers int) ([
 			return nil
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for j, i := range part {
 			st, err := f.pool(i, ds[j])
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			packed[i] = packKeys(nil, st)
 			ds[j] = nil
@@ -106,7 +123,6 @@ func FoldEach(refs []Ref, open func(i int) (*Discoverer, error), workers int) ([
 	f.base = f.shared.len()
 	f.extra = newBodies()
 	ends := endsOf(f.shared)
-	seqs := make([]Sequence, len(refs))
 	r2 := make([]*reducer, batch)
 	for from := 0; from < len(order); from += batch {
 		part := order[from:min(from+batch, len(order))]
@@ -118,11 +134,14 @@ func FoldEach(refs []Ref, open func(i int) (*Discoverer, error), workers int) ([
 			r2[j] = r
 		})
 		for j, i := range part {
-			seqs[i] = f.finish(r2[j])
+			seq := f.finish(r2[j])
 			r2[j] = nil
+			if err := emit(i, seq); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return seqs, f.table(), nil
+	return f.table(), nil
 }
 
 // foldBatch is how many traces FoldEach opens, or folds in pass 2, at a

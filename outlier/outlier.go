@@ -360,10 +360,8 @@ func sameNLRs(a, b *compare.NLR) bool {
 	if a.Table.Len() != b.Table.Len() {
 		return false
 	}
-	for i := range a.Seqs[0] {
-		if !a.Seqs[0][i].Equal(b.Seqs[0][i]) {
-			return false
-		}
+	if !a.SameRecorded(b) {
+		return false
 	}
 	for id := range int32(a.Table.Len()) {
 		if !a.Table.Body(id).Equal(b.Table.Body(id)) {

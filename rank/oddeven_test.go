@@ -32,7 +32,7 @@ func TestWorkedExampleCaptured(t *testing.T) {
 	// even ranks send first (L0), odd ranks receive first (L1).
 	head, tail := "MPI_Init, MPI_Comm_rank, MPI_Comm_size, ", ", MPI_Finalize"
 	for i, want := range []string{"L0^2", "L1^4", "L0^4", "L1^2"} {
-		if got := n.Seqs[compare.Normal][i].Format(n.Names()); got != head+want+tail {
+		if got := n.Recorded(compare.Normal, i).Format(n.Names()); got != head+want+tail {
 			t.Errorf("T%d = %s, want %s", i, got, head+want+tail)
 		}
 	}

@@ -687,12 +687,8 @@ func sameNLRs(a, b *compare.NLR) bool {
 	if a.Table.Len() != b.Table.Len() {
 		return false
 	}
-	for r := range a.Seqs {
-		for i := range a.Seqs[r] {
-			if !a.Seqs[r][i].Equal(b.Seqs[r][i]) {
-				return false
-			}
-		}
+	if !a.SameRecorded(b) {
+		return false
 	}
 	for id := range int32(a.Table.Len()) {
 		if !a.Table.Body(id).Equal(b.Table.Body(id)) {

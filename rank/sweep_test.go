@@ -143,8 +143,8 @@ func TestUnionOfRuns(t *testing.T) {
 	}
 	n := ns[0]
 	for i := range c.IDs {
-		if empty := len(n.Seqs[compare.Normal][i]) == 0 && n.Kept[compare.Normal][i] == 0; empty != (i >= 4) {
-			t.Errorf("trace %v in the normal run: %s (%d calls)", c.IDs[i], n.Seqs[compare.Normal][i].Format(n.Names()), n.Kept[compare.Normal][i])
+		if empty := len(n.Recorded(compare.Normal, i)) == 0 && n.Kept[compare.Normal][i] == 0; empty != (i >= 4) {
+			t.Errorf("trace %v in the normal run: %s (%d calls)", c.IDs[i], n.Recorded(compare.Normal, i).Format(n.Names()), n.Kept[compare.Normal][i])
 		}
 	}
 	s, err := n.Similarity(fca.Mode{}, compare.Threads)

@@ -51,7 +51,7 @@ func NewNLRs(c *compare.Comparison, n *compare.NLR, ids []trace.ID) *NLRs {
 	for _, id := range ids {
 		i, _ := c.Index(id)
 		for r := range c.Runs {
-			seq := n.Seqs[r][i]
+			seq := n.Recorded(r, i)
 			used = append(used, seq)
 			d.Traces = append(d.Traces, TraceNLR{
 				Trace: id.String(), Run: labels[r], Exists: c.Has(r, i),
