@@ -110,7 +110,7 @@ func (c *Comparison) DiffNLR(n *NLR, id trace.ID, ab diffnlr.Abridge) (*DiffNLR,
 		i, _ := c.Index(t)
 		blocks, _, err := n.Diff(i)
 		if err != nil {
-			return nil, fmt.Errorf("diffNLR(%s): %v", t, err)
+			return nil, fmt.Errorf("diffNLR(%s): %w", t, err)
 		}
 		d.Blocks = append(d.Blocks, blocks)
 		if len(n.Seq(Normal, i)) == 0 && len(n.Seq(Faulty, i)) == 0 {
@@ -343,7 +343,7 @@ func (n *NLR) Changes(id trace.ID) (int, error) {
 		}
 		blocks, _, err := n.Diff(i)
 		if err != nil {
-			return 0, fmt.Errorf("diffNLR(%s): %v", t, err)
+			return 0, fmt.Errorf("diffNLR(%s): %w", t, err)
 		}
 		for _, b := range blocks {
 			if b.Kind != diffnlr.Common {

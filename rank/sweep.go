@@ -495,7 +495,7 @@ type levelResult struct {
 func analyze(c *compare.Comparison, n *compare.NLR, m fca.Mode, links []cluster.Method, share float64) (analysis, error) {
 	var a analysis
 	fail := func(l compare.Level, err error) (analysis, error) {
-		return a, fmt.Errorf("filter %s, K = %d, %s, %s level: %v", n.Filter.Name(), n.K, m, l, err)
+		return a, fmt.Errorf("filter %s, K = %d, %s, %s level: %w", n.Filter.Name(), n.K, m, l, err)
 	}
 	ts, err := n.BitsetSimilarity(m, compare.Threads)
 	if err != nil {
