@@ -1,7 +1,7 @@
 package compare
 
 import (
-	"fmt"
+	"github.com/difftrace/difftrace/internal/param"
 	"slices"
 	"strings"
 
@@ -110,8 +110,8 @@ func (c *Comparison) Serves(f *filters.Filter) error {
 	dirs, specs := c.RecordedBy()
 	for i, spec := range specs {
 		if miss := missingTerms(f, spec); len(miss) > 0 {
-			return fmt.Errorf("filter %s needs calls that %s did not record: it was recorded with capture --only %s, which leaves out %s; "+
-				"use a filter within what it recorded (%s, or a union of them), or record the run again with a wider --only or without it",
+			return param.Advise("filter %s needs calls that %s did not record: it was {recorded keeping only the calls of filter} %s, which leaves out %s; "+
+				"use a filter within what it recorded (%s, or a union of them), or record the run again {keeping more calls, or all}",
 				f.Name(), dirs[i], spec, strings.Join(miss, ", "), strings.Join(servedTerms(spec), ", "))
 		}
 	}

@@ -2,7 +2,7 @@ package compare
 
 import (
 	"errors"
-	"fmt"
+	"github.com/difftrace/difftrace/internal/param"
 	"slices"
 	"strings"
 	"sync"
@@ -83,7 +83,7 @@ func (c *Comparison) checkPair(r int) error {
 	if r > Faulty {
 		which = "other normal run"
 	}
-	return fmt.Errorf("%w: the normal run %s (%s) calls %d functions of its own and the %s %s (%s) %d, and they share only %d%s; give runs of one program, or --force to compare them anyway",
+	return param.Advise("%w: the normal run %s (%s) calls %d functions of its own and the %s %s (%s) %d, and they share only %d%s; give runs of one program, or {set Options.Unrelated} to compare them anyway",
 		ErrUnrelated, c.Runs[Normal].Dir, c.Runs[Normal].ProgramName(), len(n),
 		which, c.Runs[r].Dir, c.Runs[r].ProgramName(), len(f), len(shared), list)
 }

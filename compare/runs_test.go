@@ -71,7 +71,7 @@ func TestUnrelatedRefused(t *testing.T) {
 		if got := errors.Is(err, ErrUnrelated); got != c.refused {
 			t.Errorf("%s, %s: refused %v (%v), want %v", c.normal, c.faulty, got, err, c.refused)
 		}
-		if c.refused && !strings.Contains(err.Error(), "--force") {
+		if c.refused && !strings.Contains(err.Error(), "set Options.Unrelated") {
 			t.Errorf("%s, %s: the refusal does not say how to compare anyway: %v", c.normal, c.faulty, err)
 		}
 	}

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"github.com/difftrace/difftrace/internal/param"
 	"slices"
 	"sync"
 
@@ -36,7 +37,7 @@ func (c *Comparison) openSummary(dir string) (*decode.Run, *summarized, error) {
 	}
 	if s.Grid.ExactPolling != c.opts.ExactPolling {
 		with := map[bool]string{true: "with", false: "without"}
-		return nil, nil, fmt.Errorf("%s: the summary was made %s --exact-polling, and this analysis runs %s it; summarize the run again as you analyse it, or give the run itself",
+		return nil, nil, param.Advise("%s: the summary was made %s {exact polling}, and this analysis runs %s it; summarize the run again as you analyse it, or give the run itself",
 			dir, with[s.Grid.ExactPolling], with[c.opts.ExactPolling])
 	}
 	run, sym, err := decode.FromHeader(s.Run, c.Symbols)

@@ -49,11 +49,11 @@ func TestRecordedFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.Recognize([]*filters.Filter{filters.MustParse("omp.crit+mem")}, []int{10})
-	if err == nil || !strings.Contains(err.Error(), "filter omp.crit+mem needs calls that "+normal+" did not record: it was recorded with capture --only mpi+omp, which leaves out mem") {
+	if err == nil || !strings.Contains(err.Error(), "filter omp.crit+mem needs calls that "+normal+" did not record: it was recorded keeping only the calls of filter mpi+omp, which leaves out mem") {
 		t.Errorf("omp.crit+mem on runs recorded with mpi+omp and omp: %v", err)
 	}
 	_, err = c.Recognize([]*filters.Filter{filters.MustParse("mpi")}, []int{10})
-	if err == nil || !strings.Contains(err.Error(), faulty+" did not record: it was recorded with capture --only omp, which leaves out mpi") {
+	if err == nil || !strings.Contains(err.Error(), faulty+" did not record: it was recorded keeping only the calls of filter omp, which leaves out mpi") {
 		t.Errorf("mpi on a run recorded with omp: %v", err)
 	}
 	if _, err := c.Recognize([]*filters.Filter{filters.MustParse("omp.crit")}, []int{10}); err != nil {

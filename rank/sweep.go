@@ -3,6 +3,7 @@ package rank
 import (
 	"errors"
 	"fmt"
+	"github.com/difftrace/difftrace/internal/param"
 	"math"
 	"slices"
 	"strings"
@@ -253,7 +254,7 @@ func sweep(c *compare.Comparison, g Grid, hangCulprit func() (trace.ID, string, 
 		// The filters the runs can serve: a selective recording (capture
 		// --only) has only the calls of some.
 		if fs, notRecorded = servedFilters(c, fs); len(fs) == 0 {
-			return nil, fmt.Errorf("rank: %s; name filters with --filters", notRecorded)
+			return nil, param.Advise("rank: %s; {name the grid's filters}", notRecorded)
 		}
 		fs, rk.Dropped = sameMasks(c, fs)
 	}
@@ -270,7 +271,7 @@ func sweep(c *compare.Comparison, g Grid, hangCulprit func() (trace.ID, string, 
 		nlrs, dropped = pruneNLRs(nlrs, len(g.Ks))
 		rk.Dropped = append(rk.Dropped, dropped...)
 		if len(nlrs) == 0 {
-			return nil, errors.New("rank: no filter of the grid keeps any call in these runs; name filters with --filters or a regexp with --custom")
+			return nil, param.Advise("rank: no filter of the grid keeps any call in these runs; {name the grid's filters, or a custom regexp}")
 		}
 	}
 	for i := 0; i < len(nlrs); i += len(g.Ks) {

@@ -24,6 +24,7 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"fmt"
+	"github.com/difftrace/difftrace/internal/param"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -316,7 +317,7 @@ func (s *Summary) Where(filter string, k int) (f, c int, err error) {
 	f = slices.Index(s.Grid.Filters, filter)
 	ki := slices.Index(s.Grid.Ks, k)
 	if f < 0 || ki < 0 {
-		return 0, 0, fmt.Errorf("%s: the summary has no filter %s at K = %d (it has filters %v, K %v); summarize the run again with --filters and --k naming it, or give the run itself",
+		return 0, 0, param.Advise("%s: the summary has no filter %s at K = %d (it has filters %v, K %v); summarize the run again with {the grid's filters and K} naming it, or give the run itself",
 			s.Dir, filter, k, s.Grid.Filters, s.Grid.Ks)
 	}
 	return f, f*len(s.Grid.Ks) + ki, nil

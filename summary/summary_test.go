@@ -46,7 +46,7 @@ func TestWriteOpen(t *testing.T) {
 	if _, c, err := s.Where("all", 10); err != nil || c != 1 {
 		t.Errorf("Where(all, 10) = %d, %v", c, err)
 	}
-	if _, _, err := s.Where("omp", 10); err == nil || !strings.Contains(err.Error(), "--filters") {
+	if _, _, err := s.Where("omp", 10); err == nil || !strings.Contains(err.Error(), "the grid's filters and K") {
 		t.Errorf("Where(omp, 10): %v", err)
 	}
 	if !Is(dir) || Is(t.TempDir()) {

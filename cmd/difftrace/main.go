@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/difftrace/difftrace/internal/param"
 	"os"
 	"time"
 
@@ -57,8 +58,23 @@ func flagWords(err error) {
 	if errors.As(err, &de) {
 		de.DirParam, de.ForceParam = "-o", "--force"
 	}
+	var ad *param.Advice
+	if errors.As(err, &ad) {
+		ad.Say(adviceFlags)
+	}
 	var nd *decode.NotDirError
 	if errors.As(err, &nd) {
 		nd.Hint = "use: difftrace decode --raw " + nd.Path + " --format u16"
 	}
+}
+
+// adviceFlags says the libraries' advice (param.Advice) in flags.
+var adviceFlags = map[string]string{
+	"set Options.Unrelated":                       "--force",
+	"recorded keeping only the calls of filter":   "recorded with capture --only",
+	"keeping more calls, or all":                  "with a wider --only or without it",
+	"exact polling":                               "--exact-polling",
+	"the grid's filters and K":                    "--filters and --k",
+	"name the grid's filters":                     "name filters with --filters",
+	"name the grid's filters, or a custom regexp": "name filters with --filters or a regexp with --custom",
 }
