@@ -250,6 +250,21 @@ func (n *NLR) Seq(r, i int) nlr.Sequence {
 // longer than needed, and do not change it (it is shared).
 func (n *NLR) Recorded(r, i int) nlr.Sequence { return n.seqs.at(r, i) }
 
+// Same reports whether n and o (two filters' NLRs under one K, of the same
+// comparison) are the same in every trace, loop table included: both
+// number loops by first appearance in the same traces.
+func (n *NLR) Same(o *NLR) bool {
+	if n.Table.Len() != o.Table.Len() || !n.SameRecorded(o) {
+		return false
+	}
+	for id := range int32(n.Table.Len()) {
+		if !n.Table.Body(id).Equal(o.Table.Body(id)) {
+			return false
+		}
+	}
+	return true
+}
+
 // SameRecorded reports whether n and o hold the same recorded NLR for every
 // trace of every run (o of the same comparison).
 func (n *NLR) SameRecorded(o *NLR) bool {

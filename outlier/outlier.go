@@ -347,28 +347,13 @@ func prune(nlrs []*compare.NLR, nk int) []*compare.NLR {
 		}
 		same := false
 		for j := 0; j < len(out) && !same; j += nk {
-			same = sameNLRs(out[j], group[0])
+			same = out[j].Same(group[0])
 		}
 		if !same {
 			out = append(out, group...)
 		}
 	}
 	return out
-}
-
-func sameNLRs(a, b *compare.NLR) bool {
-	if a.Table.Len() != b.Table.Len() {
-		return false
-	}
-	if !a.SameRecorded(b) {
-		return false
-	}
-	for id := range int32(a.Table.Len()) {
-		if !a.Table.Body(id).Equal(b.Table.Body(id)) {
-			return false
-		}
-	}
-	return true
 }
 
 // classView picks the view the classes are listed under: the way of

@@ -668,7 +668,7 @@ func pruneNLRs(nlrs []*compare.NLR, nk int) ([]*compare.NLR, []Dropped) {
 		}
 		same := ""
 		for j := 0; j < len(out) && same == ""; j += nk {
-			if sameNLRs(out[j], group[0]) {
+			if out[j].Same(group[0]) {
 				same = out[j].Filter.Name()
 			}
 		}
@@ -679,24 +679,6 @@ func pruneNLRs(nlrs []*compare.NLR, nk int) ([]*compare.NLR, []Dropped) {
 		out = append(out, group...)
 	}
 	return out, dropped
-}
-
-// sameNLRs reports whether two filters' NLRs (same K) are the same in every
-// trace: then their loop tables are too, since both number loops by first
-// appearance in the same traces.
-func sameNLRs(a, b *compare.NLR) bool {
-	if a.Table.Len() != b.Table.Len() {
-		return false
-	}
-	if !a.SameRecorded(b) {
-		return false
-	}
-	for id := range int32(a.Table.Len()) {
-		if !a.Table.Body(id).Equal(b.Table.Body(id)) {
-			return false
-		}
-	}
-	return true
 }
 
 func idStrings(ids []trace.ID) []string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/difftrace/difftrace/internal/private"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ func AppendRank(dir string, r Rank) error {
 		return fmt.Errorf("rank %d: %w", r.Rank, err)
 	}
 	b = append(b, '\n')
-	f, err := os.OpenFile(filepath.Join(dir, RankLogName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := private.OpenFile(filepath.Join(dir, RankLogName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}

@@ -105,3 +105,21 @@ func TestManifestTypeErrorPosition(t *testing.T) {
 		t.Fatalf("error %v names no byte offset or field", err)
 	}
 }
+
+// A rank log planted as a symbolic link is not written through.
+func TestAppendRankRefusesALink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(target, []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, RankLogName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendRank(dir, Rank{Rank: 1}); err == nil {
+		t.Fatal("AppendRank wrote through a symbolic link")
+	}
+	if b, _ := os.ReadFile(target); string(b) != "kept\n" {
+		t.Errorf("the link's target now holds %q", b)
+	}
+}
