@@ -1,37 +1,16 @@
 package fca
 
-import "math/bits"
-
-// Columns holds some of a JSM's classes (qs) side by side, so that the
-// similarities of one class to each of them (Row) are computed in one pass
-// over contiguous memory: for reading many rows against the same classes
-// (scores against a sample, farthest-first traversals). The values are
-// those of ClassAt, bit for bit.
+// Columns holds some of a JSM's classes (qs), so that the similarities of
+// one class to each of them (Row) are computed in one pass: for reading many
+// rows against the same classes (scores against a sample, farthest-first
+// traversals). The values are those of ClassAt, bit for bit.
 type Columns struct {
-	j     *JSM
-	qs    []int
-	words int
-	flat  []uint64  // class qs[y]'s attribute bitset at flat[y*words:]
-	size  []float64 // class qs[y]'s number of attributes
+	j  *JSM
+	qs []int
 }
 
 // Columns returns the classes qs of j as Columns.
-func (j *JSM) Columns(qs []int) *Columns {
-	cs := &Columns{j: j, qs: qs}
-	if j.sim != nil {
-		return cs
-	}
-	for _, q := range qs {
-		cs.words = max(cs.words, len(j.ctx.ClassAttrs(q)))
-	}
-	cs.flat = make([]uint64, len(qs)*cs.words)
-	cs.size = make([]float64, len(qs))
-	for y, q := range qs {
-		copy(cs.flat[y*cs.words:], j.ctx.ClassAttrs(q))
-		cs.size[y] = j.size[q]
-	}
-	return cs
-}
+func (j *JSM) Columns(qs []int) *Columns { return &Columns{j: j, qs: qs} }
 
 // Len returns the number of classes.
 func (cs *Columns) Len() int { return len(cs.qs) }
@@ -51,25 +30,15 @@ func (cs *Columns) Row(dst []float64, p int) []float64 {
 		}
 		return dst
 	}
-	// Attribute sets are sparse: only the words where p has attributes
-	// can meet.
-	var at []int
-	var av []uint64
-	for i, x := range j.ctx.ClassAttrs(p) {
-		if x != 0 && i < cs.words {
-			at, av = append(at, i), append(av, x)
-		}
-	}
-	sp := j.size[p]
-	w := cs.words
-	for y := range dst {
-		b := cs.flat[y*w : y*w+w]
-		n := 0
-		for x, i := range at {
-			n += bits.OnesCount64(av[x] & b[i])
-		}
+	// Attribute sets are sparse: p's words laid out at their indices,
+	// each q's nonzero words are looked up in them.
+	sets := j.ctx.intents
+	sp := sets.spread(nil, p)
+	size := j.size[p]
+	for y, q := range cs.qs {
+		n := sets.interLenSpread(sp, q)
 		s := 1.0
-		if u := sp + cs.size[y] - float64(n); u > 0 {
+		if u := size + j.size[q] - float64(n); u > 0 {
 			s = float64(n) / u
 		}
 		dst[y] = s

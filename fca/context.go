@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -25,12 +24,12 @@ import (
 type Context struct {
 	mode    Mode
 	ids     []trace.ID
-	names   []string // attribute display names
-	entries []string // attribute names without their frequency
-	attrs   [][]int  // object → its attributes, increasing
-	class   []int    // object → class
-	members [][]int  // class → its objects, increasing
-	intents []Bitset // class → its attribute set
+	names   []string  // attribute display names
+	entries []string  // attribute names without their frequency
+	attrs   [][]int   // object → its attributes, increasing (the objects of a class share one slice)
+	class   []int     // object → class
+	members [][]int   // class → its objects, increasing
+	intents *wordSets // class → its attribute set
 }
 
 // NewContext builds the formal context of the traces ids, whose NLR sequences
@@ -62,10 +61,11 @@ func NewLooseContextFunc(m Mode, ids []trace.ID, seq func(o int) nlr.Sequence, s
 		seen[id] = true
 	}
 	c := &Context{
-		mode:  m,
-		ids:   append([]trace.ID(nil), ids...),
-		attrs: make([][]int, len(ids)),
-		class: make([]int, len(ids)),
+		mode:    m,
+		ids:     append([]trace.ID(nil), ids...),
+		attrs:   make([][]int, len(ids)),
+		class:   make([]int, len(ids)),
+		intents: newWordSets(),
 	}
 	index := map[attrKey]int{}
 	for o := range ids {
@@ -93,9 +93,9 @@ func NewLooseContextFunc(m Mode, ids []trace.ID, seq func(o int) nlr.Sequence, s
 			as = append(as, a)
 		}
 		slices.Sort(as)
-		c.attrs[o] = as
+		c.classify(o, as)
 	}
-	c.classify()
+	c.intents.done()
 	return c, nil
 }
 
@@ -108,7 +108,7 @@ func (c *Context) Union(ids []trace.ID, of []int) (*Context, error) {
 		return nil, fmt.Errorf("formal context: %d objects but %d groups given; give one group per object", len(c.ids), len(of))
 	}
 	u := &Context{mode: c.mode, ids: append([]trace.ID(nil), ids...), names: c.names, entries: c.entries,
-		attrs: make([][]int, len(ids)), class: make([]int, len(ids))}
+		attrs: make([][]int, len(ids)), class: make([]int, len(ids)), intents: newWordSets()}
 	for o, j := range of {
 		if j < 0 || j >= len(ids) {
 			return nil, fmt.Errorf("formal context: object %v goes to group %d of %d", c.ids[o], j, len(ids))
@@ -117,37 +117,26 @@ func (c *Context) Union(ids []trace.ID, of []int) (*Context, error) {
 	}
 	for j, as := range u.attrs {
 		slices.Sort(as)
-		u.attrs[j] = slices.Compact(as)
+		u.classify(j, slices.Compact(as))
 	}
-	u.classify()
+	u.intents.done()
 	return u, nil
 }
 
-// classify groups the objects into equivalence classes of equal attribute
-// sets, numbered by their first object.
-func (c *Context) classify() {
-	classOf := map[string]int{}
-	var key strings.Builder
-	for o, as := range c.attrs {
-		key.Reset()
-		for _, a := range as {
-			key.WriteString(strconv.Itoa(a))
-			key.WriteByte(',')
-		}
-		k, ok := classOf[key.String()]
-		if !ok {
-			k = len(c.members)
-			classOf[key.String()] = k
-			c.members = append(c.members, nil)
-			b := NewBitset(len(c.names))
-			for _, a := range as {
-				b.Set(a)
-			}
-			c.intents = append(c.intents, b)
-		}
-		c.class[o] = k
-		c.members[k] = append(c.members[k], o)
+// classify puts object o, whose attributes are as (increasing), in the
+// class of its attribute set, adding the class if o is its first object:
+// classes are numbered by their first object when objects come in order.
+// The objects of a class share their class's first attribute slice.
+func (c *Context) classify(o int, as []int) {
+	k, added := c.intents.index(as)
+	if added {
+		c.members = append(c.members, nil)
+	} else {
+		as = c.attrs[c.members[k][0]]
 	}
+	c.attrs[o] = as
+	c.class[o] = k
+	c.members[k] = append(c.members[k], o)
 }
 
 // Mode returns the attribute mode the context was built with.
@@ -176,7 +165,7 @@ func (c *Context) AttrEntry(a int) string { return c.entries[a] }
 func (c *Context) Attrs(o int) []int { return c.attrs[o] }
 
 // Has reports whether object o has attribute a.
-func (c *Context) Has(o, a int) bool { return c.intents[c.class[o]].Has(a) }
+func (c *Context) Has(o, a int) bool { return c.intents.has(c.class[o], a) }
 
 // NumClasses returns the number of equivalence classes (distinct attribute
 // sets).
@@ -188,9 +177,15 @@ func (c *Context) Class(o int) int { return c.class[o] }
 // Members returns the objects of class k, increasing.
 func (c *Context) Members(k int) []int { return c.members[k] }
 
-// ClassAttrs returns the attribute set shared by the objects of class k. It
-// must not be modified.
-func (c *Context) ClassAttrs(k int) Bitset { return c.intents[k] }
+// ClassAttrs returns the attribute set shared by the objects of class k, as
+// a new Bitset over all the context's attributes.
+func (c *Context) ClassAttrs(k int) Bitset { return c.intents.bitset(k, len(c.names)) }
+
+// classSize returns the number of attributes of class k.
+func (c *Context) classSize(k int) int { return int(c.intents.size[k]) }
+
+// interLen returns the number of attributes classes p and q share.
+func (c *Context) interLen(p, q int) int { return c.intents.interLen(p, q) }
 
 // WriteTable writes the context as a cross table like seeds/002 Table 3.4:
 // one row per trace, one column per attribute, "×" where the trace has it.

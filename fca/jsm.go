@@ -50,7 +50,7 @@ func (j *JSM) ClassAt(p, q int) float64 {
 	if j.sim != nil {
 		return j.sim[p*j.k+q]
 	}
-	n := float64(j.ctx.ClassAttrs(p).IntersectionLen(j.ctx.ClassAttrs(q)))
+	n := float64(j.ctx.interLen(p, q))
 	if u := j.size[p] + j.size[q] - n; u > 0 {
 		return n / u
 	}
@@ -66,7 +66,7 @@ func LazyJSM(c *Context) *JSM {
 	k := c.NumClasses()
 	size := make([]float64, k)
 	for p := range k {
-		size[p] = float64(c.ClassAttrs(p).Len())
+		size[p] = float64(c.classSize(p))
 	}
 	class := make([]int, c.Len())
 	for o := range class {
@@ -192,10 +192,11 @@ func BitsetJSM(c *Context) *JSM {
 	k := c.NumClasses()
 	inter := make([]float64, k*k)
 	forRows(k, func() func(p int) {
+		var sp []uint64
 		return func(p int) {
-			a := c.ClassAttrs(p)
+			sp = c.intents.spread(sp, p)
 			for q := p; q < k; q++ {
-				inter[p*k+q] = float64(a.IntersectionLen(c.ClassAttrs(q)))
+				inter[p*k+q] = float64(c.intents.interLenSpread(sp, q))
 			}
 		}
 	})
@@ -208,7 +209,7 @@ func finishJSM(c *Context, sim []float64) *JSM {
 	k := c.NumClasses()
 	size := make([]float64, k)
 	for p := range k {
-		size[p] = float64(c.ClassAttrs(p).Len())
+		size[p] = float64(c.classSize(p))
 	}
 	for p := range k {
 		for q := p; q < k; q++ {
