@@ -15,10 +15,13 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -91,16 +94,75 @@ func mapped() (uint64, error) {
 // share of the room left under the address-space limit, if there is one
 // and it is smaller than DefaultLimit, else DefaultLimit. It returns the
 // limit set (0 if GOMEMLIMIT rules).
+//
+// The limit then follows the live heap: after each collection it is raised
+// to a quarter above what is live when that is more (never above the share
+// of the room under an address-space limit), and lowered back as the live
+// heap shrinks. A fixed limit below the live heap would have the collector
+// run back to back, taking up to half the CPU (a ranking of a million
+// traces holds several GB live).
 func Apply() int64 {
 	if os.Getenv("GOMEMLIMIT") != "" {
+		following.Store(nil)
 		return 0
 	}
 	limit := int64(DefaultLimit)
+	ceiling := int64(math.MaxInt64)
 	if room, _, ok := Room(); ok {
-		limit = min(limit, int64(float64(room)*share))
+		ceiling = int64(float64(room) * share)
+		limit = min(limit, ceiling)
 	}
 	debug.SetMemoryLimit(limit)
+	follow(limit, ceiling)
 	return limit
+}
+
+// headroom is the share of the live heap the heap may grow by before a
+// collection once the live heap is above DefaultLimit.
+const headroom = 0.25
+
+// follow has the memory limit follow the live heap after every collection
+// from now on (see Apply), between floor and ceiling.
+func follow(floor, ceiling int64) {
+	following.Store(&follower{floor: floor, ceiling: ceiling})
+	watching.Do(func() { runtime.SetFinalizer(new(sentinel), afterGC) })
+}
+
+var (
+	following atomic.Pointer[follower] // nil: the limit is left alone
+	watching  sync.Once
+)
+
+type follower struct{ floor, ceiling int64 }
+
+// sentinel is garbage as soon as it is made: its finalizer runs after the
+// next collection and makes another.
+type sentinel struct{ _ *byte }
+
+func afterGC(*sentinel) {
+	if f := following.Load(); f != nil {
+		f.adjust(liveHeap())
+	}
+	runtime.SetFinalizer(new(sentinel), afterGC)
+}
+
+// adjust sets the limit for a live heap of live bytes.
+func (f *follower) adjust(live uint64) int64 {
+	want := min(max(f.floor, int64(float64(live)*(1+headroom))), f.ceiling)
+	if debug.SetMemoryLimit(-1) != want {
+		debug.SetMemoryLimit(want)
+	}
+	return want
+}
+
+// liveHeap returns the bytes the last collection found live.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // Check refuses, under an address-space limit, a step that needs about

@@ -1,10 +1,13 @@
 package memlimit
 
 import (
+	"math"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Under an address-space limit, Apply sets the memory limit to a share of
@@ -55,4 +58,49 @@ func TestUnderAddressSpaceLimit(t *testing.T) {
 			t.Errorf("without a limit: %v", err)
 		}
 	}
+}
+
+// The limit follows the live heap: a quarter above it once it outgrows the
+// floor, never under the floor nor over the ceiling.
+func TestFollowerBounds(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	f := &follower{floor: 100 << 20, ceiling: 1 << 30}
+	for _, c := range []struct {
+		live uint64
+		want int64
+	}{
+		{10 << 20, 100 << 20},
+		{80 << 20, 100 << 20},
+		{400 << 20, 500 << 20},
+		{900 << 20, 1 << 30},
+		{50 << 20, 100 << 20},
+	} {
+		if got := f.adjust(c.live); got != c.want || debug.SetMemoryLimit(-1) != c.want {
+			t.Errorf("live %d MB: limit %d, want %d", c.live>>20, got, c.want)
+		}
+	}
+}
+
+// After a collection that finds more live than the floor, the limit has
+// been raised above the live heap, by the collector's own hook.
+func TestLimitFollowsAfterGC(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer following.Store(following.Load())
+	debug.SetMemoryLimit(32 << 20)
+	follow(32<<20, math.MaxInt64)
+	live := make([][]byte, 64)
+	for i := range live {
+		live[i] = make([]byte, 4<<20) // 256 MB live
+	}
+	for range 200 {
+		runtime.GC()
+		if debug.SetMemoryLimit(-1) >= 256<<20 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // the hook runs on the finalizer goroutine
+	}
+	if got := debug.SetMemoryLimit(-1); got < 256<<20 {
+		t.Errorf("limit %d MB with 256 MB live, want above the live heap", got>>20)
+	}
+	runtime.KeepAlive(live)
 }
