@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/difftrace/difftrace/internal/input"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -46,7 +46,7 @@ func (e *InfoError) Error() string {
 
 // ReadFuncTable reads the function table in the .info file at path.
 func ReadFuncTable(path string) (*FuncTable, error) {
-	f, err := os.Open(path)
+	f, _, err := input.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/difftrace/difftrace/internal/input"
 )
 
 // ManifestName is the file name of a run directory's manifest.
@@ -137,7 +138,7 @@ func ReadManifest(path string) (*Manifest, error) { return readManifest(path, tr
 func ReadWritten(path string) (*Manifest, error) { return readManifest(path, false) }
 
 func readManifest(path string, withLog bool) (*Manifest, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

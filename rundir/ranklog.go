@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/difftrace/difftrace/internal/private"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/difftrace/difftrace/internal/input"
+	"github.com/difftrace/difftrace/internal/private"
 )
 
 // RankLogName is the file, next to run.json, that the recorders of a run
@@ -66,7 +68,7 @@ func Assemble(dir string) error {
 // byte offset. A last line without its newline is a write cut short (the
 // recorder was killed) and is left out.
 func readRankLog(path string, m *Manifest) error {
-	f, err := os.Open(path)
+	f, _, err := input.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

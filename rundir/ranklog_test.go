@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -121,5 +122,35 @@ func TestAppendRankRefusesALink(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); string(b) != "kept\n" {
 		t.Errorf("the link's target now holds %q", b)
+	}
+}
+
+// A named pipe planted as run.json or as the rank log of a run being read
+// is refused, not waited on for a writer that never comes.
+func TestReadRefusesAPlantedFIFO(t *testing.T) {
+	for _, name := range []string{ManifestName, RankLogName} {
+		dir := t.TempDir()
+		if name != ManifestName {
+			if err := WriteManifest(dir, &Manifest{Schema: 1, Prefix: "trace"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fifo := filepath.Join(dir, name)
+		if err := syscall.Mkfifo(fifo, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := ReadManifest(filepath.Join(dir, ManifestName))
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.HasPrefix(err.Error(), fifo+": cannot read: not a regular file but a named pipe (FIFO)") {
+				t.Errorf("%s planted as a FIFO: %v", name, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("reading the run waits on %s, a FIFO planted in its place", name)
+		}
 	}
 }

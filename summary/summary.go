@@ -24,7 +24,6 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"fmt"
-	"github.com/difftrace/difftrace/internal/param"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -36,6 +35,8 @@ import (
 
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/atomicfile"
+	"github.com/difftrace/difftrace/internal/input"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -223,7 +224,7 @@ func Open(dir string) (*Summary, error) {
 		if i >= of {
 			return nil, fmt.Errorf("%s: part %d of %d cannot be; remove the directory and summarize the run again", filepath.Join(dir, name), i, of)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := input.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			return nil, fmt.Errorf("reading the summary: %w", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difftrace/difftrace/internal/input"
 	"github.com/difftrace/difftrace/internal/readerr"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -129,7 +130,7 @@ func Open(dir string) (*Data, error) {
 	} else if !st.IsDir() {
 		return nil, &Error{dir, -1, 0, "not a directory (give the directory uftrace record wrote, uftrace.data by default)", nil}
 	}
-	return OpenFS(os.DirFS(dir), dir)
+	return OpenFS(input.DirFS(dir), dir)
 }
 
 // OpenFS is Open for the files of a recording held in fsys,

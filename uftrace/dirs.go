@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difftrace/difftrace/internal/input"
 	"github.com/difftrace/difftrace/internal/readerr"
 )
 
@@ -35,7 +36,7 @@ func IsDataDir(dir string, names []string) bool {
 	if !hasInfo {
 		return false
 	}
-	f, err := os.Open(filepath.Join(dir, "info"))
+	f, _, err := input.Open(filepath.Join(dir, "info"))
 	if err != nil {
 		return false
 	}
