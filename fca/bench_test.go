@@ -75,3 +75,25 @@ func BenchmarkJSM(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkColumnsRow measures the similarities of a few classes to every
+// class of a large lazily computed JSM (what a farthest-first choice of
+// representatives reads): 64 rows over the classes of 65,536 traces that
+// each call one of many loops a varying number of times.
+func BenchmarkColumnsRow(b *testing.B) {
+	c := benchContext(b, 65536, true, Mode{Freq: Actual})
+	j := LazyJSM(c)
+	all := make([]int, c.NumClasses())
+	for p := range all {
+		all[p] = p
+	}
+	cols := j.Columns(all)
+	var dst []float64
+	for b.Loop() {
+		for p := 0; p < 64; p++ {
+			dst = cols.Row(dst, p*len(all)/64)
+		}
+	}
+	b.ReportMetric(float64(c.NumClasses()), "classes")
+	b.ReportMetric(float64(c.NumAttrs()), "attributes")
+}
