@@ -39,33 +39,79 @@ type attrKey struct {
 // many times the two entries appear next to each other. A sequence of one
 // entry has no pairs.
 func attributes(m Mode, seq nlr.Sequence) []attrKey {
-	// One map lookup per entry: the map gives the key's position in keys,
-	// freq adds up at that position. Single entries are 8-byte keys, which
-	// Go's maps hash fastest.
+	var t entryTable
+	return t.attributes(m, seq)
+}
+
+// entryTable finds the distinct entries (or pairs) of a sequence: a hash
+// table of their first positions, kept for the next sequence so that
+// building a context of many traces allocates it once. An entry is one
+// 64-bit word (loop ID, symbol), hashed by multiplication; Go's maps took
+// most of a context's time.
+type entryTable struct {
+	slot  []int32 // 1 + the key's index in keys; 0 is empty
+	words [][2]uint64
+}
+
+func entryWord(e nlr.Element) uint64 {
+	k := entryOf(e)
+	return uint64(uint32(k.loop))<<32 | uint64(uint32(k.sym))
+}
+
+// find returns the index of key w among those added since reset, adding it
+// as number next if it is new (and then added is true).
+func (t *entryTable) find(w [2]uint64, next int) (int, bool) {
+	mask := len(t.slot) - 1
+	h := (w[0]*0x9e3779b97f4a7c15 ^ w[1]*0xc2b2ae3d27d4eb4f) >> 17
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		s := t.slot[i]
+		if s == 0 {
+			t.slot[i] = int32(next + 1)
+			t.words = append(t.words, w)
+			return next, true
+		}
+		if t.words[s-1] == w {
+			return int(s - 1), false
+		}
+	}
+}
+
+// reset empties the table for up to n keys.
+func (t *entryTable) reset(n int) {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	if cap(t.slot) < size {
+		t.slot = make([]int32, size)
+	}
+	t.slot = t.slot[:size]
+	clear(t.slot)
+	t.words = t.words[:0]
+}
+
+// attributes is the package's attributes, with t's table.
+func (t *entryTable) attributes(m Mode, seq nlr.Sequence) []attrKey {
 	var keys []attrKey
 	var freq []int64
 	if m.Double {
-		index := make(map[[2]entry]int32)
+		if len(seq) > 1 {
+			t.reset(len(seq) - 1)
+		}
 		for i := 0; i+1 < len(seq); i++ {
-			k := [2]entry{entryOf(seq[i]), entryOf(seq[i+1])}
-			at, ok := index[k]
-			if !ok {
-				at = int32(len(keys))
-				index[k] = at
-				keys = append(keys, attrKey{a: k[0], b: k[1]})
+			at, added := t.find([2]uint64{entryWord(seq[i]), entryWord(seq[i+1])}, len(keys))
+			if added {
+				keys = append(keys, attrKey{a: entryOf(seq[i]), b: entryOf(seq[i+1])})
 				freq = append(freq, 0)
 			}
 			freq[at]++
 		}
 	} else {
-		index := make(map[entry]int32)
+		t.reset(len(seq))
 		for _, e := range seq {
-			k := entryOf(e)
-			at, ok := index[k]
-			if !ok {
-				at = int32(len(keys))
-				index[k] = at
-				keys = append(keys, attrKey{a: k})
+			at, added := t.find([2]uint64{entryWord(e)}, len(keys))
+			if added {
+				keys = append(keys, attrKey{a: entryOf(e)})
 				freq = append(freq, 0)
 			}
 			n := int64(1)

@@ -68,12 +68,13 @@ func NewLooseContextFunc(m Mode, ids []trace.ID, seq func(o int) nlr.Sequence, s
 		intents: newWordSets(),
 	}
 	index := map[attrKey]int{}
+	var table entryTable
 	for o := range ids {
 		seq := seq(o)
 		if err := checkSequence(ids[o], seq); err != nil {
 			return nil, err
 		}
-		keys := attributes(m, seq)
+		keys := table.attributes(m, seq)
 		as := make([]int, 0, len(keys))
 		for _, k := range keys {
 			v := loose.of(m, k)

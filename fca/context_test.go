@@ -1,6 +1,7 @@
 package fca
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -184,5 +185,70 @@ func TestUnion(t *testing.T) {
 	}
 	if _, err := tc.Union(nil, []int{0}); err == nil {
 		t.Error("Union with a group per object missing: no error")
+	}
+}
+
+// attributesByMap is attributes as first written, with Go maps: the
+// reference for the hash table that replaced them.
+func attributesByMap(m Mode, seq nlr.Sequence) []attrKey {
+	var keys []attrKey
+	var freq []int64
+	index := map[attrKey]int{}
+	add := func(k attrKey, n int64) {
+		at, ok := index[k]
+		if !ok {
+			at = len(keys)
+			index[k] = at
+			keys = append(keys, k)
+			freq = append(freq, 0)
+		}
+		freq[at] += n
+	}
+	if m.Double {
+		for i := 0; i+1 < len(seq); i++ {
+			add(attrKey{a: entryOf(seq[i]), b: entryOf(seq[i+1])}, 1)
+		}
+	} else {
+		for _, e := range seq {
+			n := int64(1)
+			if e.IsLoop() {
+				n = int64(e.Count)
+			}
+			add(attrKey{a: entryOf(e)}, n)
+		}
+	}
+	for i := range keys {
+		switch m.Freq {
+		case Actual:
+			keys[i].freq = freq[i]
+		case Log10:
+			keys[i].freq = floorLog10(freq[i])
+		}
+	}
+	return keys
+}
+
+// On random sequences of symbols and loops (one table reused across them,
+// as a context does), the attributes are those of the map-based reference,
+// in the same order, under every mode.
+func TestAttributesSameAsMaps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 27))
+	var table entryTable
+	for trial := range 2000 {
+		var seq nlr.Sequence
+		alphabet := 1 + rng.IntN(200)
+		for range rng.IntN(400) {
+			if x := rng.IntN(alphabet); x%3 == 0 {
+				seq = append(seq, nlr.Element{Loop: int32(x), Count: int32(1 + rng.IntN(9))})
+			} else {
+				seq = append(seq, nlr.Element{Loop: nlr.NoLoop, Sym: trace.Symbol(x)})
+			}
+		}
+		for _, m := range []Mode{{}, {Freq: Actual}, {Freq: Log10}, {Double: true}, {Double: true, Freq: Actual}, {Double: true, Freq: Log10}} {
+			got, want := table.attributes(m, seq), attributesByMap(m, seq)
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d, mode %v: attributes %v, want %v", trial, m, got, want)
+			}
+		}
 	}
 }
