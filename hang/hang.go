@@ -139,7 +139,11 @@ func Analyze(c *compare.Comparison, opt Options) (*Report, error) {
 		return nil, err
 	}
 	n := nls[0]
+	// The first differences of the traces that parted from their normal
+	// run (a trace that only stops short of it did not); only they are
+	// kept, for a million-trace run has as many.
 	firsts := map[trace.ID]diffnlr.First{}
+	used := map[int32]bool{} // the loops the words name
 	for j, id := range ids {
 		i := idx[j]
 		seq := n.Seq(r, i)
@@ -153,7 +157,12 @@ func Analyze(c *compare.Comparison, opt Options) (*Report, error) {
 			p.Reached = min(p.Calls, p.NormalCalls)
 			if f, ok := diffnlr.FirstDifference(n.Table, ns, seq); ok {
 				p.Reached = f.Common
-				firsts[id] = f
+				for _, l := range f.Loops {
+					used[l.Loop] = true
+				}
+				if !(f.FaultyEnded && len(f.Faulty) == 0) {
+					firsts[id] = f
+				}
 			}
 			if p.NormalCalls > 0 {
 				p.Fraction = float64(p.Reached) / float64(p.NormalCalls)
@@ -183,7 +192,7 @@ func Analyze(c *compare.Comparison, opt Options) (*Report, error) {
 	if r > 0 {
 		var parted []Progress
 		for _, p := range rep.Progress {
-			if f, ok := firsts[p.Trace]; ok && !(f.FaultyEnded && len(f.Faulty) == 0) {
+			if _, ok := firsts[p.Trace]; ok {
 				parted = append(parted, p)
 			}
 		}
@@ -221,7 +230,7 @@ func Analyze(c *compare.Comparison, opt Options) (*Report, error) {
 					if !ok || !c.Has(0, i) {
 						return false
 					}
-					if f, ok := firsts[id]; ok && !(f.FaultyEnded && len(f.Faulty) == 0) {
+					if _, ok := firsts[id]; ok {
 						return false
 					}
 				}
@@ -261,14 +270,8 @@ func Analyze(c *compare.Comparison, opt Options) (*Report, error) {
 		}
 	}
 	// Define the loops the words name.
-	used := map[int32]bool{}
 	for _, p := range rep.Progress {
 		for _, l := range p.Loops {
-			used[l.Loop] = true
-		}
-	}
-	for _, f := range firsts {
-		for _, l := range f.Loops {
 			used[l.Loop] = true
 		}
 	}
