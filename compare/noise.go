@@ -161,19 +161,16 @@ func (n *NLR) looseFrom(m fca.Mode, normals []int) *fca.Loose {
 		}
 	}
 	if len(normals) > 1 {
-		runs := make([][]nlr.Sequence, len(normals))
-		for j, r := range normals {
-			runs[j] = make([]nlr.Sequence, len(n.c.IDs))
-			for i := range runs[j] {
-				if !n.c.Has(r, i) {
-					continue // not in this run: nothing to compare
-				}
-				if runs[j][i] = v.at(r, i); runs[j][i] == nil {
-					runs[j][i] = nlr.Sequence{}
-				}
+		l.VaryFunc(m, len(normals), len(n.c.IDs), func(j, i int) nlr.Sequence {
+			r := normals[j]
+			if !n.c.Has(r, i) {
+				return nil // not in this run: nothing to compare
 			}
-		}
-		l.Vary(m, runs)
+			if s := v.at(r, i); s != nil {
+				return s
+			}
+			return nlr.Sequence{}
+		})
 	}
 	return l
 }

@@ -98,19 +98,37 @@ func (l *Loose) of(m Mode, k attrKey) looseness {
 // context. Both hold for every trace, since an attribute means the same in
 // all of them.
 func (l *Loose) Vary(m Mode, runs [][]nlr.Sequence) {
-	if len(runs) < 2 {
+	if len(runs) == 0 {
 		return
 	}
-	for i := range runs[0] {
+	l.VaryFunc(m, len(runs), len(runs[0]), func(r, i int) nlr.Sequence {
+		if i >= len(runs[r]) {
+			return nil
+		}
+		return runs[r][i]
+	})
+}
+
+// VaryFunc is Vary for sequences made when needed: seq(r, i) is trace i's
+// NLR in run r (nil when the run lacks it), for n runs of traces traces,
+// asked trace by trace, so that only one trace's sequences need be in
+// memory at a time.
+func (l *Loose) VaryFunc(m Mode, n, traces int, seq func(r, i int) nlr.Sequence) {
+	if n < 2 {
+		return
+	}
+	var table entryTable
+	for i := range traces {
 		seen := map[attrKey]int64{}
 		count := map[attrKey]int{}
 		present := 0
-		for _, seqs := range runs {
-			if i >= len(seqs) || seqs[i] == nil {
+		for r := range n {
+			s := seq(r, i)
+			if s == nil {
 				continue
 			}
 			present++
-			for _, k := range attributes(m, seqs[i]) {
+			for _, k := range table.attributes(m, s) {
 				f := k.freq
 				k.freq = 0
 				count[k]++
