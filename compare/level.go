@@ -84,7 +84,7 @@ func (n *NLR) Context(r int, m fca.Mode, l Level) (*fca.Context, error) {
 
 func (n *NLR) context(r int, m fca.Mode, l Level, loose *fca.Loose) (*fca.Context, error) {
 	v := n.analysis()
-	tc, err := fca.NewLooseContextFunc(m, n.c.IDs, func(i int) nlr.Sequence { return v.at(r, i) }, v.names, loose)
+	tc, err := fca.NewLooseContextFunc(m, n.c.IDs, func(i int) nlr.Sequence { return v.at(r, i) }, func(i int) int { return v.name(r, i) }, v.names, loose)
 	if err != nil || l == Threads {
 		return tc, err
 	}

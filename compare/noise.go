@@ -140,6 +140,16 @@ func (v *view) at(r, i int) nlr.Sequence {
 	return v.n.Seq(r, i)
 }
 
+// name names at(r, i) for fca.NewLooseContextFunc: traces whose NLRs are
+// the same stored one have the same name; -1 when the view does not know
+// (the shaper's NLRs, a trace the run lacks).
+func (v *view) name(r, i int) int {
+	if v.shaped != nil {
+		return -1
+	}
+	return int(v.n.seqIndex(r, i))
+}
+
 // loose returns the attributes whose frequency the analysis under mode m
 // ignores, or that it leaves out: the frequencies of polling calls and
 // loops, and what varies between the normal runs (fca.Loose.Vary).

@@ -237,11 +237,14 @@ func (n *NLR) widePart(st stretch) (Change, bool) {
 // Seq returns the NLR of trace IDs[i] in run r as the analysis sees it: as
 // recorded (Recorded), except that in the faulty run the run-wide changes
 // (RunWide) are undone. It is shared: callers must not change it.
-func (n *NLR) Seq(r, i int) nlr.Sequence {
+func (n *NLR) Seq(r, i int) nlr.Sequence { return n.seqs.get(n.seqIndex(r, i)) }
+
+// seqIndex is Seq's NLR in the store (-1: none).
+func (n *NLR) seqIndex(r, i int) int32 {
 	if r == Faulty && n.Patched(i) {
-		return n.seqs.get(n.analysed[i])
+		return n.analysed[i]
 	}
-	return n.seqs.at(r, i)
+	return n.seqs.of[r][i]
 }
 
 // Recorded returns the NLR of trace IDs[i] in run r as folded; it is empty

@@ -46,13 +46,18 @@ func NewLooseContext(m Mode, ids []trace.ID, seqs []nlr.Sequence, sym func(trace
 	if len(ids) != len(seqs) {
 		return nil, fmt.Errorf("formal context: %d trace IDs but %d NLR sequences; give one sequence per trace", len(ids), len(seqs))
 	}
-	return NewLooseContextFunc(m, ids, func(o int) nlr.Sequence { return seqs[o] }, sym, loose)
+	return NewLooseContextFunc(m, ids, func(o int) nlr.Sequence { return seqs[o] }, nil, sym, loose)
 }
 
 // NewLooseContextFunc is NewLooseContext for NLR sequences made when
-// needed: seq(o) returns the sequence of ids[o], and is called once for
-// each, in order, so that they need not all be in memory at once.
-func NewLooseContextFunc(m Mode, ids []trace.ID, seq func(o int) nlr.Sequence, sym func(trace.Symbol) string, loose *Loose) (*Context, error) {
+// needed: seq(o) returns the sequence of ids[o], and is called at most
+// once for each, in order, so that they need not all be in memory at once.
+//
+// same, if not nil, names the sequences: same(o) ≥ 0 says that o's
+// sequence is that of every object with the same name, whose attributes
+// are then taken from the first without asking seq (traces of a large
+// run share a few NLRs); a negative name is asked for.
+func NewLooseContextFunc(m Mode, ids []trace.ID, seq func(o int) nlr.Sequence, same func(o int) int, sym func(trace.Symbol) string, loose *Loose) (*Context, error) {
 	seen := make(map[trace.ID]bool, len(ids))
 	for _, id := range ids {
 		if seen[id] {
@@ -69,7 +74,19 @@ func NewLooseContextFunc(m Mode, ids []trace.ID, seq func(o int) nlr.Sequence, s
 	}
 	index := map[attrKey]int{}
 	var table entryTable
+	named := map[int]int{} // a sequence's name → its first object
 	for o := range ids {
+		if same != nil {
+			if x := same(o); x >= 0 {
+				if first, ok := named[x]; ok {
+					k := c.class[first]
+					c.attrs[o], c.class[o] = c.attrs[first], k
+					c.members[k] = append(c.members[k], o)
+					continue
+				}
+				named[x] = o
+			}
+		}
 		seq := seq(o)
 		if err := checkSequence(ids[o], seq); err != nil {
 			return nil, err

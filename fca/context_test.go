@@ -252,3 +252,65 @@ func TestAttributesSameAsMaps(t *testing.T) {
 		}
 	}
 }
+
+// Naming the sequences (same) gives the context asking every one gives,
+// and asks for each named sequence once.
+func TestContextOfNamedSequences(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for trial := range 50 {
+		distinct := make([]nlr.Sequence, 1+rng.IntN(8))
+		for x := range distinct {
+			for range rng.IntN(30) {
+				distinct[x] = append(distinct[x], nlr.Element{Loop: nlr.NoLoop, Sym: trace.Symbol(rng.IntN(12))})
+			}
+		}
+		n := 1 + rng.IntN(100)
+		ids := make([]trace.ID, n)
+		name := make([]int, n)
+		for o := range ids {
+			ids[o] = trace.ID{Proc: o}
+			name[o] = rng.IntN(len(distinct))
+			if rng.IntN(10) == 0 {
+				name[o] = -1 - name[o] // unnamed: asked for
+			}
+		}
+		seqOf := func(o int) nlr.Sequence {
+			if x := name[o]; x < 0 {
+				return distinct[-1-x]
+			}
+			return distinct[name[o]]
+		}
+		for _, m := range Modes() {
+			want, err := NewLooseContextFunc(m, ids, seqOf, nil, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			asked := map[int]int{}
+			got, err := NewLooseContextFunc(m, ids, func(o int) nlr.Sequence {
+				if name[o] >= 0 {
+					asked[name[o]]++
+				}
+				return seqOf(o)
+			}, func(o int) int { return name[o] }, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b strings.Builder
+			want.WriteTable(&a)
+			got.WriteTable(&b)
+			if a.String() != b.String() || got.NumClasses() != want.NumClasses() {
+				t.Fatalf("trial %d, mode %v: named\n%s\nasked\n%s", trial, m, b.String(), a.String())
+			}
+			for o := range n {
+				if got.Class(o) != want.Class(o) || !slices.Equal(got.Attrs(o), want.Attrs(o)) {
+					t.Fatalf("trial %d, mode %v: object %d in class %d with %v, want %d with %v", trial, m, o, got.Class(o), got.Attrs(o), want.Class(o), want.Attrs(o))
+				}
+			}
+			for x, k := range asked {
+				if k > 1 {
+					t.Fatalf("trial %d: sequence %d asked for %d times", trial, x, k)
+				}
+			}
+		}
+	}
+}
