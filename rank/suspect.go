@@ -42,12 +42,13 @@ const SuspectShare = 0.5
 // thread, revealing unfinished or broken loops"). Of the ranks a deadlock
 // stopped, the one that stopped first lost the most iterations.
 func Suspects(ids []trace.ID, scores, progress []float64) []Suspect {
-	return suspects(ids, scores, progress, SuspectShare)
+	return suspects(ids, scores, progress, nil, SuspectShare)
 }
 
 // suspects is Suspects with the cut at share of the highest score
-// (Grid.SuspectShare).
-func suspects(ids []trace.ID, scores, progress []float64, share float64) []Suspect {
+// (Grid.SuspectShare), and each suspect's noise floor from floors (if not
+// nil).
+func suspects(ids []trace.ID, scores, progress, floors []float64, share float64) []Suspect {
 	top := 0.0
 	for _, v := range scores {
 		top = max(top, v)
@@ -61,6 +62,9 @@ func suspects(ids []trace.ID, scores, progress []float64, share float64) []Suspe
 			sus := Suspect{ID: ids[i], Score: v}
 			if progress != nil {
 				sus.Progress = progress[i]
+			}
+			if floors != nil {
+				sus.Floor = floors[i]
 			}
 			out = append(out, sus)
 		}

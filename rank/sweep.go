@@ -560,11 +560,7 @@ func result(n *compare.NLR, s *compare.Similarity, m fca.Mode, links []cluster.M
 			scores[i] = 0
 		}
 	}
-	res := levelResult{suspects: suspects(s.IDs, scores, n.ProgressChange(s.Level), share), clusters: Clusters(s)}
-	for j := range res.suspects {
-		i := slices.Index(s.IDs, res.suspects[j].ID)
-		res.suspects[j].Floor = floors[i]
-	}
+	res := levelResult{suspects: suspects(s.IDs, scores, n.ProgressChange(s.Level), floors, share), clusters: Clusters(s)}
 	// The objects of one equivalence class (the same attribute set) are at
 	// distance 0 from one another and merge first whatever the linkage:
 	// the classes are clustered, weighted by their sizes, and the cuts
