@@ -84,7 +84,19 @@ func (n *NLR) Context(r int, m fca.Mode, l Level) (*fca.Context, error) {
 
 func (n *NLR) context(r int, m fca.Mode, l Level, loose *fca.Loose) (*fca.Context, error) {
 	v := n.analysis()
-	tc, err := fca.NewLooseContextFunc(m, n.c.IDs, func(i int) nlr.Sequence { return v.at(r, i) }, func(i int) int { return v.name(r, i) }, v.names, loose)
+	// Each trace's NLR is done with once its attributes are taken: those
+	// not in the store's cache are expanded into one buffer, which spares
+	// the collector a slice per trace of a large run.
+	var buf nlr.Sequence
+	seq := func(i int) nlr.Sequence {
+		if v.shaped != nil {
+			return v.shaped[r][i]
+		}
+		var s nlr.Sequence
+		s, buf = n.seqs.getInto(n.seqIndex(r, i), buf)
+		return s
+	}
+	tc, err := fca.NewLooseContextFunc(m, n.c.IDs, seq, func(i int) int { return v.name(r, i) }, v.names, loose)
 	if err != nil || l == Threads {
 		return tc, err
 	}

@@ -373,24 +373,30 @@ func (n *NLR) Diff(i int) ([]diffnlr.Block, nlr.Sequence, error) {
 // alone is not new: in a program that varies by itself, counts vary more
 // than two runs show.)
 func (s *Similarity) Novel(normals []int) []bool {
+	// The objects of a class share their attributes: each class is
+	// looked at once, through its first object.
 	known := map[string]bool{}
 	for _, r := range normals {
 		c := s.Ctx[r]
-		for o := range c.Len() {
-			for _, a := range c.Attrs(o) {
+		for k := range c.NumClasses() {
+			for _, a := range c.Attrs(c.Members(k)[0]) {
 				known[c.AttrEntry(a)] = true
 			}
 		}
 	}
 	c := s.Ctx[Faulty]
-	out := make([]bool, c.Len())
-	for o := range c.Len() {
-		for _, a := range c.Attrs(o) {
+	novel := make([]bool, c.NumClasses())
+	for k := range novel {
+		for _, a := range c.Attrs(c.Members(k)[0]) {
 			if !known[c.AttrEntry(a)] {
-				out[o] = true
+				novel[k] = true
 				break
 			}
 		}
+	}
+	out := make([]bool, c.Len())
+	for o := range out {
+		out[o] = novel[c.Class(o)]
 	}
 	return out
 }

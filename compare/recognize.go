@@ -41,6 +41,12 @@ type NLR struct {
 	noiseOf   *noise // what the normal runs show of the program's own variation
 	pairsOnce sync.Once
 	pairs     *diffnlr.Pairs // the call pairs of every normal run (NewPair)
+	// Changed and ProgressChange per level, made once for every
+	// attribute mode that asks.
+	changedOnce  [2]sync.Once
+	changed      [2][]bool
+	progressOnce [2]sync.Once
+	progress     [2][]float64
 }
 
 // Comparison returns the comparison the NLR belongs to.

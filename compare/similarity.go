@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/difftrace/difftrace/fca"
+	"github.com/difftrace/difftrace/nlr"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -239,8 +240,13 @@ const scoreScale = 1e9
 // between the normal and the faulty run (for a process, the NLR of any of
 // its threads), polling quieted: a faulty NLR equal to the trace's NLR in
 // any of the normal runs is no change. With one run every object counts as
-// changed.
+// changed. The result is made once per level; do not change it.
 func (n *NLR) Changed(l Level) []bool {
+	n.changedOnce[l].Do(func() { n.changed[l] = n.changedOf(l) })
+	return n.changed[l]
+}
+
+func (n *NLR) changedOf(l Level) []bool {
 	objs, of := n.c.objectsOf(l)
 	out := make([]bool, len(objs))
 	if len(n.c.Runs) < 2 {
@@ -252,11 +258,22 @@ func (n *NLR) Changed(l Level) []bool {
 	v := n.analysis()
 	normals := n.c.Normals()
 	for i, o := range of {
+		// NLRs stored as one are equal, and as two are not (the store
+		// holds each distinct one once): only those the view does not
+		// name are expanded to compare.
 		same := false
-		faulty := v.at(Faulty, i)
+		fx := v.name(Faulty, i)
+		var faulty nlr.Sequence
 		for _, r := range normals {
-			if v.at(r, i).Equal(faulty) {
-				same = true
+			if x := v.name(r, i); x >= 0 && fx >= 0 {
+				same = x == fx
+			} else {
+				if faulty == nil {
+					faulty = v.at(Faulty, i)
+				}
+				same = v.at(r, i).Equal(faulty)
+			}
+			if same {
 				break
 			}
 		}
@@ -271,8 +288,14 @@ func (n *NLR) Changed(l Level) []bool {
 // iterations it completed (nlr.Table.Iterations, summed over a process's
 // threads) changed between the normal run (I_n) and the faulty run (I_f):
 // |I_f − I_n| / max(I_n, I_f), from 0 (the same) to 1 (no loop ran in one
-// of the runs), rounded like scores. With one run it is all zeros.
+// of the runs), rounded like scores. With one run it is all zeros. The
+// result is made once per level; do not change it.
 func (n *NLR) ProgressChange(l Level) []float64 {
+	n.progressOnce[l].Do(func() { n.progress[l] = n.progressOf(l) })
+	return n.progress[l]
+}
+
+func (n *NLR) progressOf(l Level) []float64 {
 	objs, of := n.c.objectsOf(l)
 	out := make([]float64, len(objs))
 	if len(n.c.Runs) < 2 {

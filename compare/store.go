@@ -100,6 +100,24 @@ func (s *seqStore) get(x int32) nlr.Sequence {
 	return seq
 }
 
+// getInto is get for a reader that is done with the result before it asks
+// again: an NLR not in the cache is expanded into buf (grown as need be)
+// instead of a new slice, and not cached. It returns the NLR and the
+// buffer to pass next time.
+func (s *seqStore) getInto(x int32, buf nlr.Sequence) (seq, next nlr.Sequence) {
+	if x < 0 {
+		return nil, buf
+	}
+	if c := s.cache[int(x)%len(s.cache)].Load(); c != nil && c.x == x {
+		return c.seq, buf
+	}
+	seq, err := s.packed[x].AppendSequence(buf[:0])
+	if err != nil {
+		panic(fmt.Sprintf("compare: stored NLR %d: %v", x, err))
+	}
+	return seq, seq
+}
+
 // at returns the NLR of trace IDs[i] in run r.
 func (s *seqStore) at(r, i int) nlr.Sequence { return s.get(s.of[r][i]) }
 

@@ -26,10 +26,13 @@ type Context struct {
 	ids     []trace.ID
 	names   []string  // attribute display names
 	entries []string  // attribute names without their frequency
-	attrs   [][]int   // object → its attributes, increasing (the objects of a class share one slice)
 	class   []int     // object → class
-	members [][]int   // class → its objects, increasing
 	intents *wordSets // class → its attribute set
+	// Class k's objects, increasing, are members[memberAt[k]:memberAt[k+1]]:
+	// flat, so that a context of a million traces is a few arrays the
+	// collector need not look into, not a slice per class.
+	members  []int
+	memberAt []int
 }
 
 // NewContext builds the formal context of the traces ids, whose NLR sequences
@@ -68,7 +71,6 @@ func NewLooseContextFunc(m Mode, ids []trace.ID, seq func(o int) nlr.Sequence, s
 	c := &Context{
 		mode:    m,
 		ids:     append([]trace.ID(nil), ids...),
-		attrs:   make([][]int, len(ids)),
 		class:   make([]int, len(ids)),
 		intents: newWordSets(),
 	}
@@ -79,9 +81,7 @@ func NewLooseContextFunc(m Mode, ids []trace.ID, seq func(o int) nlr.Sequence, s
 		if same != nil {
 			if x := same(o); x >= 0 {
 				if first, ok := named[x]; ok {
-					k := c.class[first]
-					c.attrs[o], c.class[o] = c.attrs[first], k
-					c.members[k] = append(c.members[k], o)
+					c.class[o] = c.class[first]
 					continue
 				}
 				named[x] = o
@@ -111,9 +111,9 @@ func NewLooseContextFunc(m Mode, ids []trace.ID, seq func(o int) nlr.Sequence, s
 			as = append(as, a)
 		}
 		slices.Sort(as)
-		c.classify(o, as)
+		c.class[o], _ = c.intents.index(as)
 	}
-	c.intents.done()
+	c.done()
 	return c, nil
 }
 
@@ -126,35 +126,40 @@ func (c *Context) Union(ids []trace.ID, of []int) (*Context, error) {
 		return nil, fmt.Errorf("formal context: %d objects but %d groups given; give one group per object", len(c.ids), len(of))
 	}
 	u := &Context{mode: c.mode, ids: append([]trace.ID(nil), ids...), names: c.names, entries: c.entries,
-		attrs: make([][]int, len(ids)), class: make([]int, len(ids)), intents: newWordSets()}
+		class: make([]int, len(ids)), intents: newWordSets()}
+	attrs := make([][]int, len(ids))
 	for o, j := range of {
 		if j < 0 || j >= len(ids) {
 			return nil, fmt.Errorf("formal context: object %v goes to group %d of %d", c.ids[o], j, len(ids))
 		}
-		u.attrs[j] = append(u.attrs[j], c.attrs[o]...)
+		attrs[j] = c.intents.appendMembers(attrs[j], c.class[o])
 	}
-	for j, as := range u.attrs {
+	for j, as := range attrs {
 		slices.Sort(as)
-		u.classify(j, slices.Compact(as))
+		u.class[j], _ = u.intents.index(slices.Compact(as))
+		attrs[j] = nil
 	}
-	u.intents.done()
+	u.done()
 	return u, nil
 }
 
-// classify puts object o, whose attributes are as (increasing), in the
-// class of its attribute set, adding the class if o is its first object:
-// classes are numbered by their first object when objects come in order.
-// The objects of a class share their class's first attribute slice.
-func (c *Context) classify(o int, as []int) {
-	k, added := c.intents.index(as)
-	if added {
-		c.members = append(c.members, nil)
-	} else {
-		as = c.attrs[c.members[k][0]]
+// done ends building: each class's objects are listed, in order.
+func (c *Context) done() {
+	c.intents.done()
+	k := c.intents.len()
+	c.memberAt = make([]int, k+1)
+	for _, x := range c.class {
+		c.memberAt[x+1]++
 	}
-	c.attrs[o] = as
-	c.class[o] = k
-	c.members[k] = append(c.members[k], o)
+	for x := range k {
+		c.memberAt[x+1] += c.memberAt[x]
+	}
+	c.members = make([]int, len(c.class))
+	next := slices.Clone(c.memberAt[:k])
+	for o, x := range c.class {
+		c.members[next[x]] = o
+		next[x]++
+	}
 }
 
 // Mode returns the attribute mode the context was built with.
@@ -179,21 +184,23 @@ func (c *Context) AttrName(a int) string { return c.names[a] }
 // entry or pair it counts ("L1" for "L1:16").
 func (c *Context) AttrEntry(a int) string { return c.entries[a] }
 
-// Attrs returns the attributes of object o, increasing.
-func (c *Context) Attrs(o int) []int { return c.attrs[o] }
+// Attrs returns the attributes of object o, increasing, in a new slice.
+func (c *Context) Attrs(o int) []int { return c.intents.appendMembers(nil, c.class[o]) }
 
 // Has reports whether object o has attribute a.
 func (c *Context) Has(o, a int) bool { return c.intents.has(c.class[o], a) }
 
 // NumClasses returns the number of equivalence classes (distinct attribute
 // sets).
-func (c *Context) NumClasses() int { return len(c.members) }
+func (c *Context) NumClasses() int { return c.intents.len() }
 
 // Class returns the equivalence class of object o.
 func (c *Context) Class(o int) int { return c.class[o] }
 
 // Members returns the objects of class k, increasing.
-func (c *Context) Members(k int) []int { return c.members[k] }
+func (c *Context) Members(k int) []int {
+	return c.members[c.memberAt[k]:c.memberAt[k+1]:c.memberAt[k+1]]
+}
 
 // ClassAttrs returns the attribute set shared by the objects of class k, as
 // a new Bitset over all the context's attributes.

@@ -89,6 +89,18 @@ func (s *wordSets) equal(k int, as []int) bool {
 	return true
 }
 
+// appendMembers appends set k's members, increasing, to dst.
+func (s *wordSets) appendMembers(dst []int, k int) []int {
+	for x := s.off[k]; x < s.off[k+1]; x++ {
+		w, base := s.word[x], int(s.at[x])*64
+		for w != 0 {
+			dst = append(dst, base+bits.TrailingZeros64(w))
+			w &= w - 1
+		}
+	}
+	return dst
+}
+
 // has reports whether a is in set k.
 func (s *wordSets) has(k, a int) bool {
 	at := s.at[s.off[k]:s.off[k+1]]

@@ -3,6 +3,7 @@ package nlr
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/difftrace/difftrace/trace"
 )
@@ -35,13 +36,21 @@ func (p Packed) Len() int {
 
 // Sequence returns the packed sequence, expanded (never nil). The bytes
 // must be Pack's; anything else is an error.
-func (p Packed) Sequence() (Sequence, error) {
+func (p Packed) Sequence() (Sequence, error) { return p.AppendSequence(nil) }
+
+// AppendSequence appends the sequence p holds to dst and returns the
+// result: Sequence into a buffer of the caller's.
+func (p Packed) AppendSequence(dst Sequence) (Sequence, error) {
 	n, w := binary.Uvarint(p)
 	if w <= 0 || n > uint64(len(p)) {
 		return nil, fmt.Errorf("nlr: packed sequence of %d bytes has no valid length", len(p))
 	}
 	b := p[w:]
-	out := make(Sequence, 0, n)
+	out := slices.Grow(dst, int(n))
+	if out == nil {
+		out = Sequence{} // empty, not none
+	}
+	base := len(out)
 	next := func() (uint64, bool) {
 		v, w := binary.Uvarint(b)
 		if w <= 0 {
@@ -53,7 +62,7 @@ func (p Packed) Sequence() (Sequence, error) {
 	for range n {
 		v, ok := next()
 		if !ok {
-			return nil, fmt.Errorf("nlr: packed sequence of %d bytes ends at element %d of %d", len(p), len(out), n)
+			return nil, fmt.Errorf("nlr: packed sequence of %d bytes ends at element %d of %d", len(p), len(out)-base, n)
 		}
 		if v&1 == 0 {
 			out = append(out, Element{Loop: NoLoop, Sym: trace.Symbol(v >> 1)})
@@ -61,7 +70,7 @@ func (p Packed) Sequence() (Sequence, error) {
 		}
 		c, ok := next()
 		if !ok {
-			return nil, fmt.Errorf("nlr: packed sequence of %d bytes ends in the count of element %d of %d", len(p), len(out), n)
+			return nil, fmt.Errorf("nlr: packed sequence of %d bytes ends in the count of element %d of %d", len(p), len(out)-base, n)
 		}
 		out = append(out, Element{Loop: int32(v >> 1), Count: int32(c)})
 	}
