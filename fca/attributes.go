@@ -31,18 +31,6 @@ type attrKey struct {
 	freq int64 // frequency, its ⌊log10⌋, or 0 for NoFreq
 }
 
-// attributes returns the attribute keys of one NLR sequence under mode m, in
-// order of first appearance.
-//
-// Frequencies: a symbol entry counts its occurrences among the top-level
-// entries, a loop entry the sum of its iteration counts; a pair counts how
-// many times the two entries appear next to each other. A sequence of one
-// entry has no pairs.
-func attributes(m Mode, seq nlr.Sequence) []attrKey {
-	var t entryTable
-	return t.attributes(m, seq)
-}
-
 // entryTable finds the distinct entries (or pairs) of a sequence: a hash
 // table of their first positions, kept for the next sequence so that
 // building a context of many traces allocates it once. An entry is one
@@ -90,7 +78,13 @@ func (t *entryTable) reset(n int) {
 	t.words = t.words[:0]
 }
 
-// attributes is the package's attributes, with t's table.
+// attributes returns the attribute keys of one NLR sequence under mode m, in
+// order of first appearance.
+//
+// Frequencies: a symbol entry counts its occurrences among the top-level
+// entries, a loop entry the sum of its iteration counts; a pair counts how
+// many times the two entries appear next to each other. A sequence of one
+// entry has no pairs.
 func (t *entryTable) attributes(m Mode, seq nlr.Sequence) []attrKey {
 	var keys []attrKey
 	var freq []int64
