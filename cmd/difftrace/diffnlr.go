@@ -10,7 +10,7 @@ import (
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/internal/param"
-	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
@@ -48,9 +48,9 @@ func newDiffNLRCmd() *cobra.Command {
 	fl.StringArrayVar(&f.alsoNormal, "also-normal", nil,
 		"with --normal: another normal run (repeat for more); loops whose counts differ between the normal runs align whatever their counts (default: those rank was given)")
 	fl.StringVar(&f.faulty, "faulty", "", "the faulty run's directory (default: the one in .difftrace/session.json)")
-	fl.StringVarP(&f.filter, "filter", "f", "",
+	fl.StringVarP(&f.Filter, "filter", "f", "",
 		`which calls to keep: presets joined by "+", e.g. mpi, mem+omp.crit+cust=CPU_Exec (default: the best-ranked filter of the session, or mpi)`)
-	fl.IntVarP(&f.k, "k", "k", 0, "longest loop body NLR looks for (default: the best-ranked K of the session, or 10)")
+	fl.IntVarP(&f.K, "k", "k", 0, "longest loop body NLR looks for (default: the best-ranked K of the session, or 10)")
 	fl.StringArrayVarP(&f.outputs, "output", "o", nil, "draw the picture into this file: .svg, .png or .dot (repeatable)")
 	fl.StringVar(&f.color, "color", "auto", "colour the text diff: auto (when standard output is a terminal), always or never")
 	fl.IntVar(&f.context, "context", 3, "common elements shown at each end of a long common run (-1: all)")
@@ -71,12 +71,12 @@ func newDiffNLRCmd() *cobra.Command {
 func (f *diffNLRFlags) params(cmd *cobra.Command) (*session.View, error) {
 	switch {
 	case f.normal != "" && f.faulty != "":
-		return session.Given(append([]string{f.normal, f.faulty}, f.alsoNormal...), f.filter, f.k), nil
+		return session.Given(append([]string{f.normal, f.faulty}, f.alsoNormal...), f.Filter, f.K), nil
 	case f.normal != "" || f.faulty != "":
 		return nil, fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
 	}
 	fl := cmd.Flags()
-	v, err := session.Follow(cmd.ErrOrStderr(), readFix, f.filter, f.k, fl.Changed("filter") || fl.Changed("k"))
+	v, err := session.Follow(cmd.ErrOrStderr(), readFix, f.Filter, f.K, fl.Changed("filter") || fl.Changed("k"))
 	if err == nil && !fl.Changed("exact-polling") {
 		f.exactPolling = v.ExactPolling
 	}
@@ -126,13 +126,13 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 // nothing.
 func (f *diffNLRFlags) show(cmd *cobra.Command, d *compare.DiffNLR, doc report.Document, empty string, color bool, formats []report.Format, inputs []string) error {
 	if d.NoStacks != nil {
-		printNotes(cmd, []string{"where the first difference lies in the program is left out: " + d.NoStacks.Error()})
+		printNotes(cmd, "where the first difference lies in the program is left out: "+d.NoStacks.Error())
 	}
 	if err := report.Write(cmd.OutOrStdout(), doc, report.Options{Format: report.Text, Color: color}); err != nil {
 		return err
 	}
 	if empty != "" {
-		printNotes(cmd, []string{empty})
+		printNotes(cmd, empty)
 	}
 	return writeFiles(cmd, doc, f.outputs, formats, inputs)
 }
@@ -140,8 +140,8 @@ func (f *diffNLRFlags) show(cmd *cobra.Command, d *compare.DiffNLR, doc report.D
 // check checks the flags that need no run: K, the abridging, the colours
 // and the -o files of doc.
 func (f *diffNLRFlags) check(cmd *cobra.Command, doc report.Document) (ab diffnlr.Abridge, color bool, formats []report.Format, err error) {
-	if cmd.Flags().Changed("k") && f.k == 0 {
-		return ab, false, nil, fmt.Errorf("--k 0: the longest loop body must be between 1 and %d (10 is usual)", nlr.MaxK)
+	if cmd.Flags().Changed("k") && f.K == 0 {
+		return ab, false, nil, param.Flags(rank.CheckK(0), paramFlags)
 	}
 	ab = diffnlr.Full
 	if !f.full {
@@ -157,45 +157,13 @@ func (f *diffNLRFlags) check(cmd *cobra.Command, doc report.Document) (ab diffnl
 }
 
 // view opens the runs and returns the NLR of the view the diffNLR of id
-// is shown under, and where its filter and K come from.
+// is shown under (session.View.NLR), and where its filter and K come from.
 func (f *diffNLRFlags) view(cmd *cobra.Command, id trace.ID) (*compare.NLR, string, error) {
 	v, err := f.params(cmd)
 	if err != nil {
 		return nil, "", err
 	}
-	f.filter, f.k = v.Filter, v.K
-	if _, _, _, err := f.parse(); err != nil {
-		return nil, "", err
-	}
-	c, err := f.openComparison(cmd, v.Runs)
-	if err != nil {
-		return nil, "", err
-	}
-	if _, err := c.DiffTraces(id); err != nil {
-		return nil, "", err
-	}
-	note, err := v.Pick(c, id)
-	if err != nil {
-		return nil, "", err
-	}
-	if note != "" {
-		printNotes(cmd, []string{note})
-	}
-	f.filter, f.k = v.Filter, v.K
-	n, err := f.recognize(cmd, c)
-	if err != nil {
-		return nil, "", err
-	}
-	printNotes(cmd, n.UnfoldedNotes(id))
-	return n, v.Source, nil
-}
-
-// recognize recognises the loops of c's traces under --filter and --k,
-// and says the comparison's notes.
-func (f *diffNLRFlags) recognize(cmd *cobra.Command, c *compare.Comparison) (*compare.NLR, error) {
-	flt, _, _, err := f.parse()
-	if err != nil {
-		return nil, err
-	}
-	return f.analysisFlags.recognize(cmd, c, flt)
+	open := func(runs []string) (*compare.Comparison, error) { return f.openComparison(cmd, runs) }
+	n, err := v.NLR(id, open, func(notes ...string) { printNotes(cmd, notes...) })
+	return n, v.Source, param.Flags(err, paramFlags)
 }

@@ -38,7 +38,7 @@ func newHangCmd() *cobra.Command {
 }
 
 func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
-	flt, _, _, err := f.parse()
+	p, err := f.parse()
 	if err != nil {
 		return err
 	}
@@ -59,10 +59,10 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if doc.Analysis, err = hang.Analyze(c, hang.Options{Filter: flt, K: f.k}); err != nil {
+	if doc.Analysis, err = hang.Analyze(c, hang.Options{Filter: p.Filter, K: p.K}); err != nil {
 		return err
 	}
-	printNotes(cmd, c.Notes())
+	printNotes(cmd, c.Notes()...)
 	if err := writeOut(cmd, doc, report.Format(f.format)); err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func newJSMCmd() *cobra.Command {
 		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDirs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, mode, level, err := f.parse()
+			p, err := f.parse()
 			if err != nil {
 				return err
 			}
@@ -29,11 +29,11 @@ func newJSMCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sim, err := f.similarity(cmd, args, flt, mode, level)
+			sim, err := f.similarity(cmd, args, p)
 			if err != nil {
 				return err
 			}
-			doc := report.NewJSM(sim, flt.Name(), f.k, mode)
+			doc := report.NewJSM(sim, p.Filter.Name(), p.K, p.Mode)
 			if len(f.outs) == 0 {
 				return writeOut(cmd, doc, report.Text)
 			}

@@ -25,7 +25,7 @@ func newLatticeCmd() *cobra.Command {
 		Args:              runArgs(1, 1),
 		ValidArgsFunction: completeRunDirs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, mode, level, err := f.parse()
+			p, err := f.parse()
 			if err != nil {
 				return err
 			}
@@ -33,16 +33,16 @@ func newLatticeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sim, err := f.similarity(cmd, args, flt, mode, level)
+			sim, err := f.similarity(cmd, args, p)
 			if err != nil {
 				return err
 			}
 			ctx, lat := sim.Ctx[compare.Normal], sim.Lattice[compare.Normal]
 			if lat == nil {
 				return fmt.Errorf("the lattice of %s under %s, %s is too large to build (%s); try a narrower filter or the noFreq attributes",
-					args[0], flt.Name(), mode, sim.JSM[compare.Normal].Notice())
+					args[0], p.Filter.Name(), p.Mode, sim.JSM[compare.Normal].Notice())
 			}
-			doc := report.NewConcepts(ctx, lat, flt.Name(), f.k, mode, level)
+			doc := report.NewConcepts(ctx, lat, p.Filter.Name(), p.K, p.Mode, p.Level)
 			if len(f.outs) == 0 {
 				return writeOut(cmd, doc, report.Text)
 			}

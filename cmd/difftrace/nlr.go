@@ -26,7 +26,7 @@ func newNLRCmd() *cobra.Command {
 		Args:              runArgs(1, 2),
 		ValidArgsFunction: completeRunDirs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, _, _, err := f.parse()
+			p, err := f.parse()
 			if err != nil {
 				return err
 			}
@@ -43,11 +43,11 @@ func newNLRCmd() *cobra.Command {
 				return param.Flags(err, map[string]string{"trace": "--trace"})
 			}
 			return emit(cmd, f.out, format, args, func() (report.Document, error) {
-				n, err := f.recognize(cmd, c, flt)
+				n, err := recognize(cmd, c, p)
 				if err != nil {
 					return nil, err
 				}
-				noteEmptyFilter(cmd, flt.Name(), n.Total())
+				noteEmptyFilter(cmd, p.Filter.Name(), n.Total())
 				return report.NewNLRs(c, n, ids), nil
 			})
 		},
