@@ -24,12 +24,8 @@ type decodeFlags struct {
 
 func newDecodeCmd() *cobra.Command {
 	var f decodeFlags
-	cmd := &cobra.Command{
-		Use:     "decode RUN | decode --raw FILE",
-		Short:   "Print traces as call/return listings, or a call stack at one event",
-		Long:    help("decode"),
-		Example: examples("decode"),
-		Args: func(cmd *cobra.Command, args []string) error {
+	cmd := command("decode RUN | decode --raw FILE", "Print traces as call/return listings, or a call stack at one event",
+		func(cmd *cobra.Command, args []string) error {
 			if f.raw != "" {
 				if len(args) != 0 {
 					return fmt.Errorf("give either a run directory or --raw FILE, not both")
@@ -40,8 +36,7 @@ func newDecodeCmd() *cobra.Command {
 				return fmt.Errorf("decode needs a run directory (or --raw FILE for one trace file); see difftrace decode --help")
 			}
 			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		}, completeRunDirs(1), func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("stack-at") && f.stackAt < 0 {
 				return fmt.Errorf("--stack-at %d: events count from 0", f.stackAt)
 			}
@@ -55,15 +50,13 @@ func newDecodeCmd() *cobra.Command {
 				return writeU16(cmd, &f, f.raw, func(w io.Writer) error { return decode.WriteU16(w, f.raw, f.maxEvents) })
 			}
 			return decodeRun(cmd, &f, args[0])
-		},
-	}
+		})
 	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", "traces to print: P.T (a thread) or P (a process), comma-separated; all when empty")
 	cmd.Flags().StringVarP(&f.format, "format", "f", "tree", "output format: tree, flat, json or u16")
 	cmd.Flags().Int64Var(&f.stackAt, "stack-at", -1, "print the call stack at event `N` (from 0) of one trace instead of the listing")
 	cmd.Flags().StringVar(&f.raw, "raw", "", "decode one ParLOT trace `FILE` without a run directory (with --format u16)")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to `FILE` (written whole or not at all) instead of standard output")
 	f.register(cmd)
-	cmd.ValidArgsFunction = completeRunDirs(1)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"tree", "flat", "json", "u16"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

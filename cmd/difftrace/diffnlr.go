@@ -33,15 +33,8 @@ type diffNLRFlags struct {
 
 func newDiffNLRCmd() *cobra.Command {
 	var f diffNLRFlags
-	cmd := &cobra.Command{
-		Use:               "diffnlr TRACE [-o FILE]",
-		Short:             "Show how one trace or process changed between the normal and the faulty run",
-		Long:              help("diffnlr"),
-		Example:           examples("diffnlr"),
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: completeSuspects,
-		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
-	}
+	cmd := command("diffnlr TRACE [-o FILE]", "Show how one trace or process changed between the normal and the faulty run",
+		cobra.ExactArgs(1), completeSuspects, func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) })
 	f.registerComparing(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.normal, "normal", "", "the normal run's directory (default: the one in .difftrace/session.json)")

@@ -19,14 +19,8 @@ type filterFlags struct {
 
 func newFilterCmd() *cobra.Command {
 	f := filterFlags{analysisFlags: analysisFlags{ParamSpec: rank.ParamSpec{K: 10}}}
-	cmd := &cobra.Command{
-		Use:               "filter RUN --filter SPEC",
-		Short:             "List the calls a filter keeps in each trace",
-		Long:              help("filter"),
-		Example:           examples("filter"),
-		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDirs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd := command("filter RUN --filter SPEC", "List the calls a filter keeps in each trace",
+		runArgs(1, 1), completeRunDirs(1), func(cmd *cobra.Command, args []string) error {
 			p, err := f.parse()
 			if err != nil {
 				return err
@@ -54,8 +48,7 @@ func newFilterCmd() *cobra.Command {
 				noteEmptyFilter(cmd, p.Filter.Name(), doc.Total())
 				return doc, nil
 			})
-		},
-	}
+		})
 	f.register(cmd)
 	f.registerFilter(cmd, "mpi")
 	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `traces to list: "P.T", "P" (every thread of process P) or a comma-separated list (default: all)`)

@@ -17,14 +17,8 @@ type latticeFlags struct {
 
 func newLatticeCmd() *cobra.Command {
 	var f latticeFlags
-	cmd := &cobra.Command{
-		Use:               "lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]...",
-		Short:             "Draw the concept lattice of a run's traces (Hasse diagram)",
-		Long:              help("lattice"),
-		Example:           examples("lattice"),
-		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDirs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd := command("lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]...", "Draw the concept lattice of a run's traces (Hasse diagram)",
+		runArgs(1, 1), completeRunDirs(1), func(cmd *cobra.Command, args []string) error {
 			p, err := f.parse()
 			if err != nil {
 				return err
@@ -51,8 +45,7 @@ func newLatticeCmd() *cobra.Command {
 					lat.Len(), hasse.MaxConcepts)
 			}
 			return writeFiles(cmd, doc, f.outs, formats, args[:1])
-		},
-	}
+		})
 	f.register(cmd)
 	f.registerPolling(cmd)
 	f.registerFilter(cmd, "mpi")

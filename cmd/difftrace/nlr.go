@@ -18,14 +18,8 @@ type nlrFlags struct {
 
 func newNLRCmd() *cobra.Command {
 	var f nlrFlags
-	cmd := &cobra.Command{
-		Use:               "nlr RUN [RUN2] --filter SPEC [--k 10]",
-		Short:             "Fold each trace's loops into its nested-loop representation (L0^4)",
-		Long:              help("nlr"),
-		Example:           examples("nlr"),
-		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd := command("nlr RUN [RUN2] --filter SPEC [--k 10]", "Fold each trace's loops into its nested-loop representation (L0^4)",
+		runArgs(1, 2), completeRunDirs(2), func(cmd *cobra.Command, args []string) error {
 			p, err := f.parse()
 			if err != nil {
 				return err
@@ -50,8 +44,7 @@ func newNLRCmd() *cobra.Command {
 				noteEmptyFilter(cmd, p.Filter.Name(), n.Total())
 				return report.NewNLRs(c, n, ids), nil
 			})
-		},
-	}
+		})
 	f.registerComparing(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)

@@ -32,14 +32,8 @@ type rankFlags struct {
 
 func newRankCmd() *cobra.Command {
 	var f rankFlags
-	cmd := &cobra.Command{
-		Use:               "rank NORMAL FAULTY | rank RUN",
-		Short:             "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
-		Long:              help("rank"),
-		Example:           examples("rank"),
-		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd := command("rank NORMAL FAULTY | rank RUN", "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
+		runArgs(1, 2), completeRunDirs(2), func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				return f.runOne(cmd, args[0])
 			}
@@ -69,8 +63,7 @@ func newRankCmd() *cobra.Command {
 				return err
 			}
 			return session.Save(s, doc.Ranking, cmd.ErrOrStderr(), "pass --no-session")
-		},
-	}
+		})
 	f.registerGrid(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "table", "table (aligned, for the terminal), json or csv")

@@ -28,15 +28,8 @@ type summarizeFlags struct {
 
 func newSummarizeCmd() *cobra.Command {
 	var f summarizeFlags
-	cmd := &cobra.Command{
-		Use:               "summarize RUN -o DIR",
-		Short:             "Summarise a run's traces for rank, in parallel under an MPI launcher",
-		Long:              help("summarize"),
-		Example:           examples("summarize"),
-		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDirs(2),
-		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
-	}
+	cmd := command("summarize RUN -o DIR", "Summarise a run's traces for rank, in parallel under an MPI launcher",
+		runArgs(1, 1), completeRunDirs(2), func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) })
 	f.register(cmd)
 	f.registerPolling(cmd)
 	fl := cmd.Flags()
