@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
-	"github.com/difftrace/difftrace/trace"
 )
 
 type decodeFlags struct {
@@ -78,59 +76,24 @@ func writeU16(cmd *cobra.Command, f *decodeFlags, name string, write func(io.Wri
 }
 
 func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
-	if _, ok := decodeFormats[f.format]; !ok && f.format != "u16" {
+	format, ok := decodeFormats[f.format]
+	if !ok && f.format != "u16" {
 		return fmt.Errorf("--format %q: want tree, flat, json or u16", f.format)
 	}
 	run, err := f.open(cmd, dir, nil)
 	if err != nil {
 		return err
 	}
-	ids, err := run.Select(f.traces)
-	if err != nil {
+	doc, id, err := report.Decoding{Traces: f.traces, Flat: f.format == "flat", StackAt: f.stackAt, U16: f.format == "u16"}.Document(run)
+	switch {
+	case err != nil:
 		return err
-	}
-	one := func(what string) (trace.ID, error) {
-		if len(ids) != 1 {
-			return trace.ID{}, fmt.Errorf("%s works on one trace, and %s holds %d; choose one with --trace P.T", what, dir, len(ids))
-		}
-		return ids[0], nil
-	}
-	if f.stackAt >= 0 {
-		id, err := one("--stack-at")
-		if err != nil {
-			return err
-		}
-		return printStack(cmd, f, run, id)
-	}
-	if f.format == "u16" {
-		id, err := one("--format u16")
-		if err != nil {
-			return err
-		}
-		if run.Format == decode.FormatUftrace {
-			return fmt.Errorf("--format u16 writes a ParLOT trace's raw values, and %s is a uftrace recording; convert it first (difftrace convert %s -o RUN) or choose --format flat", dir, dir)
-		}
+	case doc == nil:
 		t, _ := run.Trace(id)
 		return writeU16(cmd, f, t.Path, func(w io.Writer) error { return run.WriteU16(w, id) })
 	}
-	return emit(cmd, f.out, decodeFormats[f.format], []string{run.Dir}, func() (report.Document, error) {
-		return &report.Listing{Run: run, Traces: ids, Flat: f.format == "flat"}, nil
-	})
+	return emit(cmd, f.out, format, []string{run.Dir}, func() (report.Document, error) { return doc, nil })
 }
 
 // decodeFormats are the report formats of --format (u16 is written apart).
 var decodeFormats = map[string]report.Format{"tree": report.Text, "flat": report.Text, "json": report.JSON}
-
-func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID) error {
-	ev, frames, err := run.StackAt(id, uint64(f.stackAt))
-	if err != nil {
-		return err
-	}
-	format, ok := decodeFormats[f.format]
-	return emit(cmd, f.out, format, []string{run.Dir}, func() (report.Document, error) {
-		if !ok {
-			return nil, errors.New("--stack-at prints tree/flat text or json, not " + f.format)
-		}
-		return report.NewStack(run, id, ev, frames), nil
-	})
-}
