@@ -109,6 +109,5 @@ func (f *reportFlags) check() (rank.Grid, report.Format, error) {
 // invocation is how the page's commands repeat the flags for the run
 // normal (and the faulty run, set apart).
 func (f *reportFlags) invocation(normal string) *report.Invocation {
-	return &report.Invocation{Normal: normal, Filters: f.filters, Custom: f.custom, Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages,
-		SuspectShare: f.suspectShare, ExactPolling: f.exactPolling, Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Out: f.out}
+	return &report.Invocation{Normal: normal, GridSpec: f.GridSpec, ExactPolling: f.exactPolling, Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Out: f.out}
 }

@@ -20,10 +20,9 @@ import (
 
 type summarizeFlags struct {
 	readFlags
-	filters []string
-	ks      []int
-	custom  string
-	out     string
+	// GridSpec's filters, K and custom regexp are what to summarise.
+	rank.GridSpec
+	out string
 }
 
 func newSummarizeCmd() *cobra.Command {
@@ -33,9 +32,9 @@ func newSummarizeCmd() *cobra.Command {
 	f.register(cmd)
 	f.registerPolling(cmd)
 	fl := cmd.Flags()
-	fl.StringSliceVar(&f.filters, "filters", nil, "filters to summarise, comma-separated (default: every preset and the hang analysis's filter)")
-	fl.IntSliceVar(&f.ks, "k", rank.DefaultKs, "values of K (longest loop body) to summarise")
-	fl.StringVar(&f.custom, "custom", "", "a regular expression of function names added to every filter, as rank --custom")
+	fl.StringSliceVar(&f.Filters, "filters", nil, "filters to summarise, comma-separated (default: every preset and the hang analysis's filter)")
+	fl.IntSliceVar(&f.Ks, "k", rank.DefaultKs, "values of K (longest loop body) to summarise")
+	fl.StringVar(&f.Custom, "custom", "", "a regular expression of function names added to every filter, as rank --custom")
 	fl.StringVarP(&f.out, "output", "o", "", "the directory to write the summary to")
 	filterSpecs(cmd, "filters")
 	return cmd
@@ -43,7 +42,7 @@ func newSummarizeCmd() *cobra.Command {
 
 // grid returns the filters to summarise.
 func (f *summarizeFlags) grid() ([]*filters.Filter, error) {
-	fs, err := rank.SummaryFilters(f.filters, f.custom, f.ks, []*filters.Filter{filters.MustParse(hang.DefaultFilter)})
+	fs, err := rank.SummaryFilters(f.Filters, f.Custom, f.Ks, []*filters.Filter{filters.MustParse(hang.DefaultFilter)})
 	return fs, param.Flags(err, gridFlags)
 }
 
@@ -75,7 +74,7 @@ func (f *summarizeFlags) run(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return err
 	}
-	p, err := c.Summarize(0, fs, f.ks, index, of)
+	p, err := c.Summarize(0, fs, f.Ks, index, of)
 	if err != nil {
 		return err
 	}
@@ -88,7 +87,7 @@ func (f *summarizeFlags) run(cmd *cobra.Command, dir string) error {
 		what = "summary"
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s of %s written (%d filters × %d K): %d traces in %.1f s, %.0f traces per second\n",
-		f.out, what, dir, len(fs), len(f.ks), len(p.Traces), secs, float64(len(p.Traces))/max(secs, 1e-3))
+		f.out, what, dir, len(fs), len(f.Ks), len(p.Traces), secs, float64(len(p.Traces))/max(secs, 1e-3))
 	return nil
 }
 
