@@ -60,7 +60,7 @@ func (f *readFlags) register(cmd *cobra.Command) {
 // open opens the run directory dir with a fresh symbol table; bars, when
 // not nil, show its traces being decoded (bars.End removes them).
 func (f *readFlags) open(cmd *cobra.Command, dir string, bars *progress.Bars) (*decode.Run, error) {
-	if err := notSummary(cmd, dir); err != nil {
+	if err := summary.CheckRun(dir, cmd.Name()); err != nil {
 		return nil, err
 	}
 	if err := waitRecorded(cmd, dir); err != nil {
@@ -94,14 +94,6 @@ func waitRecorded(cmd *cobra.Command, dirs ...string) error {
 		if err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// notSummary refuses a summary directory to a command that reads events.
-func notSummary(cmd *cobra.Command, dir string) error {
-	if summary.Is(dir) {
-		return fmt.Errorf("%s: is a summary (difftrace summarize), which rank, hang, nlr, jsm, lattice and diffnlr read; %s reads the run itself: give the run directory", dir, cmd.Name())
 	}
 	return nil
 }

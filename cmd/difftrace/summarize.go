@@ -70,15 +70,8 @@ func (f *summarizeFlags) run(cmd *cobra.Command, dir string) error {
 		return err
 	}
 	start := time.Now()
-	c, err := f.open(cmd, dir, index, of)
+	traces, err := compare.WritePart(dir, f.out, index, of, fs, f.Ks, f.options(cmd, of))
 	if err != nil {
-		return err
-	}
-	p, err := c.Summarize(0, fs, f.Ks, index, of)
-	if err != nil {
-		return err
-	}
-	if err := summary.Write(f.out, p); err != nil {
 		return err
 	}
 	secs := time.Since(start).Seconds()
@@ -87,18 +80,18 @@ func (f *summarizeFlags) run(cmd *cobra.Command, dir string) error {
 		what = "summary"
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s of %s written (%d filters × %d K): %d traces in %.1f s, %.0f traces per second\n",
-		f.out, what, dir, len(fs), len(f.Ks), len(p.Traces), secs, float64(len(p.Traces))/max(secs, 1e-3))
+		f.out, what, dir, len(fs), len(f.Ks), traces, secs, float64(traces)/max(secs, 1e-3))
 	return nil
 }
 
-// open opens part index of of of the run in dir (compare.OpenPart),
-// decoding on this process's share of the node's cores.
-func (f *summarizeFlags) open(cmd *cobra.Command, dir string, index, of int) (*compare.Comparison, error) {
+// options are the options of the comparison that reads one of of parts
+// of a run: decoding on this process's share of the node's cores.
+func (f *summarizeFlags) options(cmd *cobra.Command, of int) compare.Options {
 	opts := compare.Options{MaxEvents: f.maxEvents, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms, Workers: summary.Workers(os.Getenv)}
 	if p := progress.New(cmd.ErrOrStderr()); p != nil && of == 1 {
 		// Under a launcher, each part says once that it is done instead:
 		// many processes' bars on one terminal are noise.
 		opts.Progress = p
 	}
-	return compare.OpenPart(dir, index, of, opts)
+	return opts
 }
