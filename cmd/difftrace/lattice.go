@@ -1,12 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/compare"
-	"github.com/difftrace/difftrace/draw/hasse"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -31,18 +27,15 @@ func newLatticeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, lat := sim.Ctx[compare.Normal], sim.Lattice[compare.Normal]
-			if lat == nil {
-				return fmt.Errorf("the lattice of %s under %s, %s is too large to build (%s); try a narrower filter or the noFreq attributes",
-					args[0], p.Filter.Name(), p.Mode, sim.JSM[compare.Normal].Notice())
+			doc, err := report.LatticeOf(sim, args[0], p)
+			if err != nil {
+				return err
 			}
-			doc := report.NewConcepts(ctx, lat, p.Filter.Name(), p.K, p.Mode, p.Level)
 			if len(f.outs) == 0 {
 				return writeOut(cmd, doc, report.Text)
 			}
-			if lat.Len() > hasse.MaxConcepts {
-				return fmt.Errorf("the lattice has %d concepts, more than the %d a readable diagram can show; narrow the filter, use noFreq attributes or --level process",
-					lat.Len(), hasse.MaxConcepts)
+			if err := doc.Drawable(); err != nil {
+				return err
 			}
 			return writeFiles(cmd, doc, f.outs, formats, args[:1])
 		})

@@ -83,4 +83,5 @@ var adviceFlags = map[string]string{
 	"u16 values are":                              "--format u16 writes",
 	", or list it flat":                           " or choose --format flat",
 	"select one trace":                            "choose one with --trace P.T",
+	"the process level":                           "--level process",
 }
