@@ -94,9 +94,13 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
-	n, source, err := f.view(cmd, id)
+	v, err := f.params(cmd)
 	if err != nil {
 		return err
+	}
+	n, err := v.NLR(id, func(runs []string) (*compare.Comparison, error) { return f.openComparison(cmd, runs) }, func(notes ...string) { printNotes(cmd, notes...) })
+	if err != nil {
+		return param.Flags(err, paramFlags)
 	}
 	d, err := n.Comparison().DiffNLR(n, id, ab)
 	if err != nil {
@@ -110,7 +114,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if len(d.Threads) == len(d.Empty) {
 		empty = fmt.Sprintf("filter %s keeps no call of %s in either run; try another --filter (difftrace filter RUN --filter SPEC shows what a filter keeps)", n.Filter.Name(), id)
 	}
-	return f.show(cmd, d, report.NewDiffNLR(d, source), empty, color, formats, inputs)
+	return f.show(cmd, d, report.NewDiffNLR(d, v.Source), empty, color, formats, inputs)
 }
 
 // show writes a diffNLR: its text on standard output, coloured when color
@@ -147,16 +151,4 @@ func (f *diffNLRFlags) check(cmd *cobra.Command, doc report.Document) (ab diffnl
 	}
 	formats, err = checkFiles(doc, f.outputs)
 	return ab, color, formats, err
-}
-
-// view opens the runs and returns the NLR of the view the diffNLR of id
-// is shown under (session.View.NLR), and where its filter and K come from.
-func (f *diffNLRFlags) view(cmd *cobra.Command, id trace.ID) (*compare.NLR, string, error) {
-	v, err := f.params(cmd)
-	if err != nil {
-		return nil, "", err
-	}
-	open := func(runs []string) (*compare.Comparison, error) { return f.openComparison(cmd, runs) }
-	n, err := v.NLR(id, open, func(notes ...string) { printNotes(cmd, notes...) })
-	return n, v.Source, param.Flags(err, paramFlags)
 }
