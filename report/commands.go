@@ -27,16 +27,10 @@ const (
 type Invocation struct {
 	Normal, Faulty string
 	AlsoNormal     []string
-	// Filters, Ks, Attrs and Linkages are the grid as given (nil Filters:
-	// the default), Custom the expression added to every filter.
-	Filters  []string
-	Custom   string
-	Ks       []int
-	Attrs    []string
-	Linkages []string
-	// SuspectShare is the suspect cut (rank.SuspectShare, the default, is
-	// not repeated).
-	SuspectShare float64
+	// GridSpec is the grid as given (nil Filters: the default); its
+	// SuspectShare, the suspect cut, is not repeated when it is
+	// rank.SuspectShare, the default.
+	rank.GridSpec
 	// The reading options: counting polling, naming C++ functions in full,
 	// reading MPMD runs, comparing runs that look unrelated.
 	ExactPolling, Signatures, MixedPrograms, Force bool

@@ -79,3 +79,46 @@ func (v *View) Pick(c *compare.Comparison, id trace.ID) (note string, err error)
 	v.Filter, v.K, v.Source = p.Filter, p.K, p.Source
 	return p.Note, nil
 }
+
+// Params checks the view's filter and K (rank.ParamSpec.Params): a
+// *param.Error names the one that cannot be used.
+func (v *View) Params() (rank.Params, error) {
+	return rank.ParamSpec{Filter: v.Filter, K: v.K}.Params()
+}
+
+// NLR returns the NLRs of the view's runs, which open opens, for the
+// diffNLR of id: it checks the view (Params) before the runs are opened
+// and that they hold id, picks the view for id (Pick), and recognises the
+// loops under it. say gets the notes on the way, in order: why the view
+// does not show id changed, the comparison's notes, and where id's loops
+// were left unfolded (compare.NLR.UnfoldedNotes).
+func (v *View) NLR(id trace.ID, open func(runs []string) (*compare.Comparison, error), say func(notes ...string)) (*compare.NLR, error) {
+	if _, err := v.Params(); err != nil {
+		return nil, err
+	}
+	c, err := open(v.Runs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.DiffTraces(id); err != nil {
+		return nil, err
+	}
+	note, err := v.Pick(c, id)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		say(note)
+	}
+	p, err := v.Params()
+	if err != nil {
+		return nil, err
+	}
+	n, err := p.Recognize(c)
+	if err != nil {
+		return nil, err
+	}
+	say(c.Notes()...)
+	say(n.UnfoldedNotes(id)...)
+	return n, nil
+}

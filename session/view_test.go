@@ -2,10 +2,13 @@ package session_test
 
 import (
 	"bytes"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/difftrace/difftrace/compare"
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
@@ -92,5 +95,32 @@ func TestSuspects(t *testing.T) {
 	}
 	if got := (&session.Session{}).Suspects(); len(got) != 0 {
 		t.Errorf("a session with no suspects lists %v", got)
+	}
+}
+
+// The NLRs of a view: its values checked before any run is opened, the
+// trace looked for in the runs, and the notes said in order.
+func TestViewNLR(t *testing.T) {
+	runs := []string{"../testdata/runs/oddeven-normal", "../testdata/runs/oddeven-swapbug"}
+	opened := 0
+	open := func(dirs []string) (*compare.Comparison, error) {
+		opened++
+		return compare.Open(dirs, compare.Options{})
+	}
+	var notes []string
+	say := func(ns ...string) { notes = append(notes, ns...) }
+	var pe *param.Error
+	if _, err := session.Given(runs, "bogus", 0).NLR(trace.ID{Proc: 5}, open, say); !errors.As(err, &pe) || pe.Name != "filter" || opened != 0 {
+		t.Errorf("filter bogus: %v after opening %d times, want a parameter error of the filter before opening", err, opened)
+	}
+	if _, err := session.Given(runs, "", 0).NLR(trace.ID{Proc: 99}, open, say); err == nil || !strings.Contains(err.Error(), "not in") {
+		t.Errorf("trace 99: %v, want it not found", err)
+	}
+	n, err := session.Given(runs, "mpi", 4).NLR(trace.ID{Proc: 5}, open, say)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Filter.Name() != "mpi" || n.K != 4 || n.Total() == 0 || len(notes) != 0 {
+		t.Errorf("5 under mpi, 4: filter %s K %d, %d calls, notes %q", n.Filter.Name(), n.K, n.Total(), notes)
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
-	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/internal/progress"
 	"github.com/difftrace/difftrace/rank"
@@ -18,53 +17,35 @@ import (
 // pipeline on one (filter, K, attribute mode): filter, nlr, lattice, jsm.
 type analysisFlags struct {
 	readFlags
-	filter string
-	k      int
-	attrs  string
-	level  string
+	rank.ParamSpec
 }
 
 func (f *analysisFlags) registerFilter(cmd *cobra.Command, def string) {
-	cmd.Flags().StringVarP(&f.filter, "filter", "f", def,
+	cmd.Flags().StringVarP(&f.Filter, "filter", "f", def,
 		`which calls to keep: presets joined by "+", e.g. mpi, omp.crit, mem, all, mpi+omp.crit+cust=CPU_Exec (see "difftrace rank --help" for the list)`)
 	completeJoined(cmd, "filter", "+", filterTerms)
 }
 
 func (f *analysisFlags) registerK(cmd *cobra.Command) {
-	cmd.Flags().IntVarP(&f.k, "k", "k", 10, "longest loop body NLR looks for (the cost grows with K²)")
+	cmd.Flags().IntVarP(&f.K, "k", "k", 10, "longest loop body NLR looks for (the cost grows with K²)")
 }
 
 func (f *analysisFlags) registerAttrs(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.attrs, "attrs", "a", "sing.noFreq",
+	cmd.Flags().StringVarP(&f.Attrs, "attrs", "a", "sing.noFreq",
 		"attributes of a trace: sing or doub (single entries or consecutive pairs) . noFreq, actual or log10 (frequency)")
-	cmd.Flags().StringVar(&f.level, "level", "thread", "objects of the analysis: thread (each trace) or process (its threads' attributes merged)")
+	cmd.Flags().StringVar(&f.Level, "level", "thread", "objects of the analysis: thread (each trace) or process (its threads' attributes merged)")
 	completeWords(cmd, "attrs", rank.Names(fca.Modes())...)
 	completeWords(cmd, "level", "thread", "process")
 }
 
 // parse checks the flags the command registered.
-func (f *analysisFlags) parse() (*filters.Filter, fca.Mode, compare.Level, error) {
-	var mode fca.Mode
-	var level compare.Level
-	flt, err := filters.Parse(f.filter)
-	if err != nil {
-		return nil, mode, level, fmt.Errorf("--filter: %w", err)
-	}
-	if err := rank.CheckK(f.k); err != nil {
-		return nil, mode, level, param.Flags(err, gridFlags)
-	}
-	if f.attrs != "" {
-		if mode, err = fca.ParseMode(f.attrs); err != nil {
-			return nil, mode, level, fmt.Errorf("--attrs: %w", err)
-		}
-	}
-	if f.level != "" {
-		if level, err = compare.ParseLevel(f.level); err != nil {
-			return nil, mode, level, fmt.Errorf("--level: %w", err)
-		}
-	}
-	return flt, mode, level, nil
+func (f *analysisFlags) parse() (rank.Params, error) {
+	p, err := f.Params()
+	return p, param.Flags(err, paramFlags)
 }
+
+// paramFlags are the flags of rank.ParamSpec's parameters.
+var paramFlags = map[string]string{"filter": "--filter", "K": "--k", "attrs": "--attrs", "level": "--level"}
 
 // openComparison opens one or two runs for analysis, with progress bars on
 // stderr when it is a terminal.
@@ -84,41 +65,35 @@ func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*compare.
 	return c, nil
 }
 
-// similarity opens the runs, recognises their loops under flt and --k and
-// measures the traces' similarity under mode at level, reporting the notes
-// of each step on stderr.
-func (f *analysisFlags) similarity(cmd *cobra.Command, dirs []string, flt *filters.Filter, mode fca.Mode, level compare.Level) (*compare.Similarity, error) {
+// similarity opens the runs, recognises their loops and measures the
+// traces' similarity under p, reporting the notes of each step on stderr.
+func (f *analysisFlags) similarity(cmd *cobra.Command, dirs []string, p rank.Params) (*compare.Similarity, error) {
 	c, err := f.openComparison(cmd, dirs)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
+	sim, n, err := p.Similarity(c)
 	if err != nil {
 		return nil, err
 	}
-	sim, err := res[0].Similarity(mode, level)
-	if err != nil {
-		return nil, err
-	}
-	printNotes(cmd, append(c.Notes(), sim.Notices...))
-	noteEmptyFilter(cmd, flt.Name(), res[0].Total())
+	printNotes(cmd, append(c.Notes(), sim.Notices...)...)
+	noteEmptyFilter(cmd, p.Filter.Name(), n.Total())
 	return sim, nil
 }
 
-// recognize recognises the loops of c's traces under flt and --k, and
-// says the comparison's notes.
-func (f *analysisFlags) recognize(cmd *cobra.Command, c *compare.Comparison, flt *filters.Filter) (*compare.NLR, error) {
-	res, err := c.Recognize([]*filters.Filter{flt}, []int{f.k})
-	if err != nil {
-		return nil, err
+// recognize recognises the loops of c's traces under p, and says the
+// comparison's notes.
+func recognize(cmd *cobra.Command, c *compare.Comparison, p rank.Params) (*compare.NLR, error) {
+	n, err := p.Recognize(c)
+	if err == nil {
+		printNotes(cmd, c.Notes()...)
 	}
-	printNotes(cmd, c.Notes())
-	return res[0], nil
+	return n, err
 }
 
 // printNotes writes the comparison's notes to stderr, one per line, with
 // the names in them escaped (trace.Printable).
-func printNotes(cmd *cobra.Command, notes []string) {
+func printNotes(cmd *cobra.Command, notes ...string) {
 	for _, n := range notes {
 		fmt.Fprintln(cmd.ErrOrStderr(), "note:", trace.Printable(n))
 	}

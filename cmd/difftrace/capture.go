@@ -13,17 +13,8 @@ import (
 
 func newCaptureCmd() *cobra.Command {
 	var opt record.Options
-	cmd := &cobra.Command{
-		Use:   "capture -o DIR [flags] -- PROGRAM [ARGS...]",
-		Short: "Record a run of a program, one MPI rank per recorder, as ParLOT traces",
-		Long:  help("capture"),
-		Example: `  mpirun -np 16 difftrace capture -o normal -- ./oddeven
-  mpirun -np 16 difftrace capture -o dlbug --timeout 10s -- ./oddeven --deadlock-bug 5 7
-  mpirun -np 16 difftrace capture -o normal --only mpi+omp -- ./app
-  difftrace capture -o single --all-images -- ./a.out input.txt
-  for i in 1 2; do mpirun -np 8 difftrace capture -o normal-$i -- ./farm; done`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd := command("capture -o DIR [flags] -- PROGRAM [ARGS...]", "Record a run of a program, one MPI rank per recorder, as ParLOT traces",
+		cobra.MinimumNArgs(1), nil, func(cmd *cobra.Command, args []string) error {
 			opt.Command = args
 			opt.ToolVersion = version
 			opt.Args = os.Args[1:]
@@ -38,8 +29,7 @@ func newCaptureCmd() *cobra.Command {
 				os.Exit(code)
 			}
 			return nil
-		},
-	}
+		})
 	f := cmd.Flags()
 	f.SetInterspersed(false)
 	f.StringVarP(&opt.Dir, "output", "o", "", "run directory to write (required)")

@@ -21,13 +21,8 @@ type convertFlags struct {
 
 func newConvertCmd() *cobra.Command {
 	var f convertFlags
-	cmd := &cobra.Command{
-		Use:     "convert [--from u16|uftrace] IN... -o OUT | convert --to chrome|pprof RUN -o OUT",
-		Short:   "Write ParLOT traces from other forms of a trace, or a run for Perfetto and pprof",
-		Long:    help("convert"),
-		Example: examples("convert"),
-		Args:    cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd := command("convert [--from u16|uftrace] IN... -o OUT | convert --to chrome|pprof RUN -o OUT", "Write ParLOT traces from other forms of a trace, or a run for Perfetto and pprof",
+		cobra.MinimumNArgs(1), nil, func(cmd *cobra.Command, args []string) error {
 			if f.export.to != "" {
 				if f.from != "" {
 					return fmt.Errorf("--from %s and --to %s: convert writes ParLOT traces from another form (--from) or a run in another form (--to); choose one", f.from, f.export.to)
@@ -58,8 +53,7 @@ func newConvertCmd() *cobra.Command {
 				return fmt.Errorf("convert needs the input's form: --from u16 or --from uftrace")
 			}
 			return fmt.Errorf("--from %q: this difftrace converts from u16 (raw little-endian uint16 values) or uftrace (uftrace data directories)", f.from)
-		},
-	}
+		})
 	cmd.Flags().StringVar(&f.from, "from", "", "the input's form: u16 (raw little-endian uint16 values) or uftrace (data directories)")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "the ParLOT trace `FILE` (u16) or run directory (uftrace) to write; with --to, the JSON (.json, .json.gz) or profile (.pb.gz) file")
 	cmd.Flags().IntVar(&f.firstRank, "rank", 0, "uftrace: number the processes from this rank, in the order given")

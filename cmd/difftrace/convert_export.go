@@ -12,8 +12,6 @@ import (
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/internal/units"
-	"github.com/difftrace/difftrace/summary"
-	"github.com/difftrace/difftrace/trace"
 )
 
 // exportFlags are convert's flags for writing a run in another form.
@@ -44,29 +42,13 @@ func runExport(cmd *cobra.Command, f *exportFlags, args []string, out string) er
 	if err != nil {
 		return err
 	}
-	tab := f.table()
-	dirs := args[:1]
+	dirs, diff := args[:1], ""
 	if f.diff {
-		dirs = args[:2]
+		dirs, diff = args[:2], args[2]
 	}
-	runs := make([]*decode.Run, len(dirs))
-	for i, d := range dirs {
-		if runs[i], err = f.openRun(cmd, d, tab); err != nil {
-			return err
-		}
-	}
-	if f.diff {
-		id, err := trace.ParseID(args[2])
-		if err != nil {
-			return err
-		}
-		return export.Diff(runs[0], runs[1], id, out, o)
-	}
-	ids, err := runs[0].Select(f.traces)
-	if err != nil {
-		return err
-	}
-	return export.Run(runs[0], ids, out, o)
+	wait := func(dir string) error { return waitRecorded(cmd, dir) }
+	d := export.Dirs{Decode: decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}, Signatures: f.signatures, Wait: wait, Stderr: cmd.ErrOrStderr()}
+	return d.Write(dirs, f.traces, diff, out, o)
 }
 
 // check checks the flags and the arguments of an export to out, and
@@ -101,15 +83,4 @@ func (f *exportFlags) check(cmd *cobra.Command, args []string, out string) (expo
 		return o, fmt.Errorf("refusing to write a binary profile to a terminal; redirect standard output to a file or use -o FILE")
 	}
 	return o, nil
-}
-
-// openRun opens the run in dir for reading its events (export.Open),
-// once its recorders have written it.
-func (f *exportFlags) openRun(cmd *cobra.Command, dir string, tab *trace.Table) (*decode.Run, error) {
-	if !summary.Is(dir) {
-		if err := waitRecorded(cmd, dir); err != nil {
-			return nil, err
-		}
-	}
-	return export.Open(dir, tab, decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}, cmd.ErrOrStderr())
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/report"
-	"github.com/difftrace/difftrace/trace"
 )
 
 type decodeFlags struct {
@@ -24,12 +22,8 @@ type decodeFlags struct {
 
 func newDecodeCmd() *cobra.Command {
 	var f decodeFlags
-	cmd := &cobra.Command{
-		Use:     "decode RUN | decode --raw FILE",
-		Short:   "Print traces as call/return listings, or a call stack at one event",
-		Long:    help("decode"),
-		Example: examples("decode"),
-		Args: func(cmd *cobra.Command, args []string) error {
+	cmd := command("decode RUN | decode --raw FILE", "Print traces as call/return listings, or a call stack at one event",
+		func(cmd *cobra.Command, args []string) error {
 			if f.raw != "" {
 				if len(args) != 0 {
 					return fmt.Errorf("give either a run directory or --raw FILE, not both")
@@ -40,8 +34,7 @@ func newDecodeCmd() *cobra.Command {
 				return fmt.Errorf("decode needs a run directory (or --raw FILE for one trace file); see difftrace decode --help")
 			}
 			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		}, completeRunDirs(1), func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("stack-at") && f.stackAt < 0 {
 				return fmt.Errorf("--stack-at %d: events count from 0", f.stackAt)
 			}
@@ -55,15 +48,13 @@ func newDecodeCmd() *cobra.Command {
 				return writeU16(cmd, &f, f.raw, func(w io.Writer) error { return decode.WriteU16(w, f.raw, f.maxEvents) })
 			}
 			return decodeRun(cmd, &f, args[0])
-		},
-	}
+		})
 	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", "traces to print: P.T (a thread) or P (a process), comma-separated; all when empty")
 	cmd.Flags().StringVarP(&f.format, "format", "f", "tree", "output format: tree, flat, json or u16")
 	cmd.Flags().Int64Var(&f.stackAt, "stack-at", -1, "print the call stack at event `N` (from 0) of one trace instead of the listing")
 	cmd.Flags().StringVar(&f.raw, "raw", "", "decode one ParLOT trace `FILE` without a run directory (with --format u16)")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to `FILE` (written whole or not at all) instead of standard output")
 	f.register(cmd)
-	cmd.ValidArgsFunction = completeRunDirs(1)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"tree", "flat", "json", "u16"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -85,59 +76,24 @@ func writeU16(cmd *cobra.Command, f *decodeFlags, name string, write func(io.Wri
 }
 
 func decodeRun(cmd *cobra.Command, f *decodeFlags, dir string) error {
-	if _, ok := decodeFormats[f.format]; !ok && f.format != "u16" {
+	format, ok := decodeFormats[f.format]
+	if !ok && f.format != "u16" {
 		return fmt.Errorf("--format %q: want tree, flat, json or u16", f.format)
 	}
 	run, err := f.open(cmd, dir, nil)
 	if err != nil {
 		return err
 	}
-	ids, err := run.Select(f.traces)
-	if err != nil {
+	doc, id, err := report.Decoding{Traces: f.traces, Flat: f.format == "flat", StackAt: f.stackAt, U16: f.format == "u16"}.Document(run)
+	switch {
+	case err != nil:
 		return err
-	}
-	one := func(what string) (trace.ID, error) {
-		if len(ids) != 1 {
-			return trace.ID{}, fmt.Errorf("%s works on one trace, and %s holds %d; choose one with --trace P.T", what, dir, len(ids))
-		}
-		return ids[0], nil
-	}
-	if f.stackAt >= 0 {
-		id, err := one("--stack-at")
-		if err != nil {
-			return err
-		}
-		return printStack(cmd, f, run, id)
-	}
-	if f.format == "u16" {
-		id, err := one("--format u16")
-		if err != nil {
-			return err
-		}
-		if run.Format == decode.FormatUftrace {
-			return fmt.Errorf("--format u16 writes a ParLOT trace's raw values, and %s is a uftrace recording; convert it first (difftrace convert %s -o RUN) or choose --format flat", dir, dir)
-		}
+	case doc == nil:
 		t, _ := run.Trace(id)
 		return writeU16(cmd, f, t.Path, func(w io.Writer) error { return run.WriteU16(w, id) })
 	}
-	return emit(cmd, f.out, decodeFormats[f.format], []string{run.Dir}, func() (report.Document, error) {
-		return &report.Listing{Run: run, Traces: ids, Flat: f.format == "flat"}, nil
-	})
+	return emit(cmd, f.out, format, []string{run.Dir}, func() (report.Document, error) { return doc, nil })
 }
 
 // decodeFormats are the report formats of --format (u16 is written apart).
 var decodeFormats = map[string]report.Format{"tree": report.Text, "flat": report.Text, "json": report.JSON}
-
-func printStack(cmd *cobra.Command, f *decodeFlags, run *decode.Run, id trace.ID) error {
-	ev, frames, err := run.StackAt(id, uint64(f.stackAt))
-	if err != nil {
-		return err
-	}
-	format, ok := decodeFormats[f.format]
-	return emit(cmd, f.out, format, []string{run.Dir}, func() (report.Document, error) {
-		if !ok {
-			return nil, errors.New("--stack-at prints tree/flat text or json, not " + f.format)
-		}
-		return report.NewStack(run, id, ev, frames), nil
-	})
-}

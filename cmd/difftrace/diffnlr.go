@@ -10,7 +10,7 @@ import (
 	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/internal/outfile"
 	"github.com/difftrace/difftrace/internal/param"
-	"github.com/difftrace/difftrace/nlr"
+	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
@@ -33,24 +33,17 @@ type diffNLRFlags struct {
 
 func newDiffNLRCmd() *cobra.Command {
 	var f diffNLRFlags
-	cmd := &cobra.Command{
-		Use:               "diffnlr TRACE [-o FILE]",
-		Short:             "Show how one trace or process changed between the normal and the faulty run",
-		Long:              help("diffnlr"),
-		Example:           examples("diffnlr"),
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: completeSuspects,
-		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
-	}
+	cmd := command("diffnlr TRACE [-o FILE]", "Show how one trace or process changed between the normal and the faulty run",
+		cobra.ExactArgs(1), completeSuspects, func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) })
 	f.registerComparing(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.normal, "normal", "", "the normal run's directory (default: the one in .difftrace/session.json)")
 	fl.StringArrayVar(&f.alsoNormal, "also-normal", nil,
 		"with --normal: another normal run (repeat for more); loops whose counts differ between the normal runs align whatever their counts (default: those rank was given)")
 	fl.StringVar(&f.faulty, "faulty", "", "the faulty run's directory (default: the one in .difftrace/session.json)")
-	fl.StringVarP(&f.filter, "filter", "f", "",
+	fl.StringVarP(&f.Filter, "filter", "f", "",
 		`which calls to keep: presets joined by "+", e.g. mpi, mem+omp.crit+cust=CPU_Exec (default: the best-ranked filter of the session, or mpi)`)
-	fl.IntVarP(&f.k, "k", "k", 0, "longest loop body NLR looks for (default: the best-ranked K of the session, or 10)")
+	fl.IntVarP(&f.K, "k", "k", 0, "longest loop body NLR looks for (default: the best-ranked K of the session, or 10)")
 	fl.StringArrayVarP(&f.outputs, "output", "o", nil, "draw the picture into this file: .svg, .png or .dot (repeatable)")
 	fl.StringVar(&f.color, "color", "auto", "colour the text diff: auto (when standard output is a terminal), always or never")
 	fl.IntVar(&f.context, "context", 3, "common elements shown at each end of a long common run (-1: all)")
@@ -71,12 +64,12 @@ func newDiffNLRCmd() *cobra.Command {
 func (f *diffNLRFlags) params(cmd *cobra.Command) (*session.View, error) {
 	switch {
 	case f.normal != "" && f.faulty != "":
-		return session.Given(append([]string{f.normal, f.faulty}, f.alsoNormal...), f.filter, f.k), nil
+		return session.Given(append([]string{f.normal, f.faulty}, f.alsoNormal...), f.Filter, f.K), nil
 	case f.normal != "" || f.faulty != "":
 		return nil, fmt.Errorf("--normal and --faulty go together: give both runs, or neither to use the session of difftrace rank")
 	}
 	fl := cmd.Flags()
-	v, err := session.Follow(cmd.ErrOrStderr(), readFix, f.filter, f.k, fl.Changed("filter") || fl.Changed("k"))
+	v, err := session.Follow(cmd.ErrOrStderr(), readFix, f.Filter, f.K, fl.Changed("filter") || fl.Changed("k"))
 	if err == nil && !fl.Changed("exact-polling") {
 		f.exactPolling = v.ExactPolling
 	}
@@ -101,9 +94,13 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
-	n, source, err := f.view(cmd, id)
+	v, err := f.params(cmd)
 	if err != nil {
 		return err
+	}
+	n, err := v.NLR(id, func(runs []string) (*compare.Comparison, error) { return f.openComparison(cmd, runs) }, func(notes ...string) { printNotes(cmd, notes...) })
+	if err != nil {
+		return param.Flags(err, paramFlags)
 	}
 	d, err := n.Comparison().DiffNLR(n, id, ab)
 	if err != nil {
@@ -117,7 +114,7 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if len(d.Threads) == len(d.Empty) {
 		empty = fmt.Sprintf("filter %s keeps no call of %s in either run; try another --filter (difftrace filter RUN --filter SPEC shows what a filter keeps)", n.Filter.Name(), id)
 	}
-	return f.show(cmd, d, report.NewDiffNLR(d, source), empty, color, formats, inputs)
+	return f.show(cmd, d, report.NewDiffNLR(d, v.Source), empty, color, formats, inputs)
 }
 
 // show writes a diffNLR: its text on standard output, coloured when color
@@ -126,13 +123,13 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 // nothing.
 func (f *diffNLRFlags) show(cmd *cobra.Command, d *compare.DiffNLR, doc report.Document, empty string, color bool, formats []report.Format, inputs []string) error {
 	if d.NoStacks != nil {
-		printNotes(cmd, []string{"where the first difference lies in the program is left out: " + d.NoStacks.Error()})
+		printNotes(cmd, "where the first difference lies in the program is left out: "+d.NoStacks.Error())
 	}
 	if err := report.Write(cmd.OutOrStdout(), doc, report.Options{Format: report.Text, Color: color}); err != nil {
 		return err
 	}
 	if empty != "" {
-		printNotes(cmd, []string{empty})
+		printNotes(cmd, empty)
 	}
 	return writeFiles(cmd, doc, f.outputs, formats, inputs)
 }
@@ -140,8 +137,8 @@ func (f *diffNLRFlags) show(cmd *cobra.Command, d *compare.DiffNLR, doc report.D
 // check checks the flags that need no run: K, the abridging, the colours
 // and the -o files of doc.
 func (f *diffNLRFlags) check(cmd *cobra.Command, doc report.Document) (ab diffnlr.Abridge, color bool, formats []report.Format, err error) {
-	if cmd.Flags().Changed("k") && f.k == 0 {
-		return ab, false, nil, fmt.Errorf("--k 0: the longest loop body must be between 1 and %d (10 is usual)", nlr.MaxK)
+	if cmd.Flags().Changed("k") && f.K == 0 {
+		return ab, false, nil, param.Flags(rank.CheckK(0), paramFlags)
 	}
 	ab = diffnlr.Full
 	if !f.full {
@@ -154,48 +151,4 @@ func (f *diffNLRFlags) check(cmd *cobra.Command, doc report.Document) (ab diffnl
 	}
 	formats, err = checkFiles(doc, f.outputs)
 	return ab, color, formats, err
-}
-
-// view opens the runs and returns the NLR of the view the diffNLR of id
-// is shown under, and where its filter and K come from.
-func (f *diffNLRFlags) view(cmd *cobra.Command, id trace.ID) (*compare.NLR, string, error) {
-	v, err := f.params(cmd)
-	if err != nil {
-		return nil, "", err
-	}
-	f.filter, f.k = v.Filter, v.K
-	if _, _, _, err := f.parse(); err != nil {
-		return nil, "", err
-	}
-	c, err := f.openComparison(cmd, v.Runs)
-	if err != nil {
-		return nil, "", err
-	}
-	if _, err := c.DiffTraces(id); err != nil {
-		return nil, "", err
-	}
-	note, err := v.Pick(c, id)
-	if err != nil {
-		return nil, "", err
-	}
-	if note != "" {
-		printNotes(cmd, []string{note})
-	}
-	f.filter, f.k = v.Filter, v.K
-	n, err := f.recognize(cmd, c)
-	if err != nil {
-		return nil, "", err
-	}
-	printNotes(cmd, n.UnfoldedNotes(id))
-	return n, v.Source, nil
-}
-
-// recognize recognises the loops of c's traces under --filter and --k,
-// and says the comparison's notes.
-func (f *diffNLRFlags) recognize(cmd *cobra.Command, c *compare.Comparison) (*compare.NLR, error) {
-	flt, _, _, err := f.parse()
-	if err != nil {
-		return nil, err
-	}
-	return f.analysisFlags.recognize(cmd, c, flt)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/difftrace/difftrace/compare"
+	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -17,16 +18,10 @@ type filterFlags struct {
 }
 
 func newFilterCmd() *cobra.Command {
-	f := filterFlags{analysisFlags: analysisFlags{k: 10}}
-	cmd := &cobra.Command{
-		Use:               "filter RUN --filter SPEC",
-		Short:             "List the calls a filter keeps in each trace",
-		Long:              help("filter"),
-		Example:           examples("filter"),
-		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDirs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, _, _, err := f.parse()
+	f := filterFlags{analysisFlags: analysisFlags{ParamSpec: rank.ParamSpec{K: 10}}}
+	cmd := command("filter RUN --filter SPEC", "List the calls a filter keeps in each trace",
+		runArgs(1, 1), completeRunDirs(1), func(cmd *cobra.Command, args []string) error {
+			p, err := f.parse()
 			if err != nil {
 				return err
 			}
@@ -44,17 +39,16 @@ func newFilterCmd() *cobra.Command {
 				return err
 			}
 			return emit(cmd, f.out, format, args, func() (report.Document, error) {
-				kept, err := c.Filter(flt, compare.Normal, ids)
-				printNotes(cmd, c.Notes())
+				kept, err := c.Filter(p.Filter, compare.Normal, ids)
+				printNotes(cmd, c.Notes()...)
 				if err != nil {
 					return nil, err
 				}
-				doc := &report.Kept{Filter: flt.Name(), Traces: ids, Calls: kept, Symbols: c.Symbols, Counts: f.format == "count"}
-				noteEmptyFilter(cmd, flt.Name(), doc.Total())
+				doc := &report.Kept{Filter: p.Filter.Name(), Traces: ids, Calls: kept, Symbols: c.Symbols, Counts: f.format == "count"}
+				noteEmptyFilter(cmd, p.Filter.Name(), doc.Total())
 				return doc, nil
 			})
-		},
-	}
+		})
 	f.register(cmd)
 	f.registerFilter(cmd, "mpi")
 	cmd.Flags().StringVarP(&f.traces, "trace", "t", "", `traces to list: "P.T", "P" (every thread of process P) or a comma-separated list (default: all)`)

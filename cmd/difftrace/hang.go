@@ -18,15 +18,8 @@ type hangFlags struct {
 
 func newHangCmd() *cobra.Command {
 	var f hangFlags
-	cmd := &cobra.Command{
-		Use:               "hang RUN [NORMAL] [-o classes.svg|.png|.dot|.json]...",
-		Short:             "Say where the ranks of a hung run stopped, how far each got, and whom to suspect",
-		Long:              help("hang"),
-		Example:           examples("hang"),
-		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs(1),
-		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
-	}
+	cmd := command("hang RUN [NORMAL] [-o classes.svg|.png|.dot|.json]...", "Say where the ranks of a hung run stopped, how far each got, and whom to suspect",
+		runArgs(1, 2), completeRunDirs(1), func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) })
 	f.register(cmd)
 	f.registerFilter(cmd, hang.DefaultFilter)
 	f.registerK(cmd)
@@ -38,7 +31,7 @@ func newHangCmd() *cobra.Command {
 }
 
 func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
-	flt, _, _, err := f.parse()
+	p, err := f.parse()
 	if err != nil {
 		return err
 	}
@@ -59,10 +52,10 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if doc.Analysis, err = hang.Analyze(c, hang.Options{Filter: flt, K: f.k}); err != nil {
+	if doc.Analysis, err = hang.Analyze(c, hang.Options{Filter: p.Filter, K: p.K}); err != nil {
 		return err
 	}
-	printNotes(cmd, c.Notes())
+	printNotes(cmd, c.Notes()...)
 	if err := writeOut(cmd, doc, report.Format(f.format)); err != nil {
 		return err
 	}

@@ -9,13 +9,8 @@ import (
 
 func newInfoCmd() *cobra.Command {
 	var rf readFlags
-	cmd := &cobra.Command{
-		Use:     "info RUN",
-		Short:   "Summarise a recorded run: processes, threads, events, functions, compression, how it ended",
-		Long:    help("info"),
-		Example: examples("info"),
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd := command("info RUN", "Summarise a recorded run: processes, threads, events, functions, compression, how it ended",
+		cobra.ExactArgs(1), completeRunDirs(1), func(cmd *cobra.Command, args []string) error {
 			bars := progress.New(cmd.ErrOrStderr())
 			run, err := rf.open(cmd, args[0], bars)
 			if err != nil {
@@ -27,9 +22,7 @@ func newInfoCmd() *cobra.Command {
 				return err
 			}
 			return writeOut(cmd, report.NewInfo(run, stats), "")
-		},
-	}
+		})
 	rf.register(cmd)
-	cmd.ValidArgsFunction = completeRunDirs(1)
 	return cmd
 }

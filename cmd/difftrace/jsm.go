@@ -13,15 +13,9 @@ type jsmFlags struct {
 
 func newJSMCmd() *cobra.Command {
 	var f jsmFlags
-	cmd := &cobra.Command{
-		Use:               "jsm RUN [RUN2] --filter SPEC --attrs MODE [-o jsm.png|.svg|.csv]...",
-		Short:             "Jaccard similarity matrices of the traces, and their difference between two runs",
-		Long:              help("jsm"),
-		Example:           examples("jsm"),
-		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, mode, level, err := f.parse()
+	cmd := command("jsm RUN [RUN2] --filter SPEC --attrs MODE [-o jsm.png|.svg|.csv]...", "Jaccard similarity matrices of the traces, and their difference between two runs",
+		runArgs(1, 2), completeRunDirs(2), func(cmd *cobra.Command, args []string) error {
+			p, err := f.parse()
 			if err != nil {
 				return err
 			}
@@ -29,17 +23,16 @@ func newJSMCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sim, err := f.similarity(cmd, args, flt, mode, level)
+			sim, err := f.similarity(cmd, args, p)
 			if err != nil {
 				return err
 			}
-			doc := report.NewJSM(sim, flt.Name(), f.k, mode)
+			doc := report.NewJSM(sim, p.Filter.Name(), p.K, p.Mode)
 			if len(f.outs) == 0 {
 				return writeOut(cmd, doc, report.Text)
 			}
 			return writeFiles(cmd, doc, f.outs, formats, args)
-		},
-	}
+		})
 	f.registerComparing(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)

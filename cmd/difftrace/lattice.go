@@ -1,12 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/compare"
-	"github.com/difftrace/difftrace/draw/hasse"
 	"github.com/difftrace/difftrace/report"
 )
 
@@ -17,15 +13,9 @@ type latticeFlags struct {
 
 func newLatticeCmd() *cobra.Command {
 	var f latticeFlags
-	cmd := &cobra.Command{
-		Use:               "lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]...",
-		Short:             "Draw the concept lattice of a run's traces (Hasse diagram)",
-		Long:              help("lattice"),
-		Example:           examples("lattice"),
-		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDirs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, mode, level, err := f.parse()
+	cmd := command("lattice RUN --filter SPEC --attrs MODE [-o lattice.svg|.png|.dot]...", "Draw the concept lattice of a run's traces (Hasse diagram)",
+		runArgs(1, 1), completeRunDirs(1), func(cmd *cobra.Command, args []string) error {
+			p, err := f.parse()
 			if err != nil {
 				return err
 			}
@@ -33,26 +23,22 @@ func newLatticeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sim, err := f.similarity(cmd, args, flt, mode, level)
+			sim, err := f.similarity(cmd, args, p)
 			if err != nil {
 				return err
 			}
-			ctx, lat := sim.Ctx[compare.Normal], sim.Lattice[compare.Normal]
-			if lat == nil {
-				return fmt.Errorf("the lattice of %s under %s, %s is too large to build (%s); try a narrower filter or the noFreq attributes",
-					args[0], flt.Name(), mode, sim.JSM[compare.Normal].Notice())
+			doc, err := report.LatticeOf(sim, args[0], p)
+			if err != nil {
+				return err
 			}
-			doc := report.NewConcepts(ctx, lat, flt.Name(), f.k, mode, level)
 			if len(f.outs) == 0 {
 				return writeOut(cmd, doc, report.Text)
 			}
-			if lat.Len() > hasse.MaxConcepts {
-				return fmt.Errorf("the lattice has %d concepts, more than the %d a readable diagram can show; narrow the filter, use noFreq attributes or --level process",
-					lat.Len(), hasse.MaxConcepts)
+			if err := doc.Drawable(); err != nil {
+				return err
 			}
 			return writeFiles(cmd, doc, f.outs, formats, args[:1])
-		},
-	}
+		})
 	f.register(cmd)
 	f.registerPolling(cmd)
 	f.registerFilter(cmd, "mpi")

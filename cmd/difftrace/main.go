@@ -77,4 +77,11 @@ var adviceFlags = map[string]string{
 	"the grid's filters and K":                    "--filters and --k",
 	"name the grid's filters":                     "name filters with --filters",
 	"name the grid's filters, or a custom regexp": "name filters with --filters or a regexp with --custom",
+	"the call stack at an event":                  "--stack-at",
+	"is text or JSON, not u16 values":             "prints tree/flat text or json, not u16",
+	"u16 values work":                             "--format u16 works",
+	"u16 values are":                              "--format u16 writes",
+	", or list it flat":                           " or choose --format flat",
+	"select one trace":                            "choose one with --trace P.T",
+	"the process level":                           "--level process",
 }

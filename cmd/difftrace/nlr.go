@@ -18,15 +18,9 @@ type nlrFlags struct {
 
 func newNLRCmd() *cobra.Command {
 	var f nlrFlags
-	cmd := &cobra.Command{
-		Use:               "nlr RUN [RUN2] --filter SPEC [--k 10]",
-		Short:             "Fold each trace's loops into its nested-loop representation (L0^4)",
-		Long:              help("nlr"),
-		Example:           examples("nlr"),
-		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, _, _, err := f.parse()
+	cmd := command("nlr RUN [RUN2] --filter SPEC [--k 10]", "Fold each trace's loops into its nested-loop representation (L0^4)",
+		runArgs(1, 2), completeRunDirs(2), func(cmd *cobra.Command, args []string) error {
+			p, err := f.parse()
 			if err != nil {
 				return err
 			}
@@ -43,15 +37,14 @@ func newNLRCmd() *cobra.Command {
 				return param.Flags(err, map[string]string{"trace": "--trace"})
 			}
 			return emit(cmd, f.out, format, args, func() (report.Document, error) {
-				n, err := f.recognize(cmd, c, flt)
+				n, err := recognize(cmd, c, p)
 				if err != nil {
 					return nil, err
 				}
-				noteEmptyFilter(cmd, flt.Name(), n.Total())
+				noteEmptyFilter(cmd, p.Filter.Name(), n.Total())
 				return report.NewNLRs(c, n, ids), nil
 			})
-		},
-	}
+		})
 	f.registerComparing(cmd)
 	f.registerFilter(cmd, "mpi")
 	f.registerK(cmd)

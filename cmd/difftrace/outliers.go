@@ -1,12 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/session"
@@ -49,15 +49,15 @@ func (f *diffNLRFlags) runAgainst(cmd *cobra.Command, id trace.ID) error {
 	if err != nil {
 		return err
 	}
-	f.filter, f.k = cmp.Or(f.filter, session.DefaultFilter), cmp.Or(f.k, session.DefaultK)
-	if _, _, _, err := f.parse(); err != nil {
-		return err
+	p, err := session.Given([]string{f.faulty}, f.Filter, f.K).Params()
+	if err != nil {
+		return param.Flags(err, paramFlags)
 	}
 	c, err := f.openComparison(cmd, []string{f.faulty})
 	if err != nil {
 		return err
 	}
-	n, err := f.recognize(cmd, c)
+	n, err := recognize(cmd, c, p)
 	if err != nil {
 		return err
 	}

@@ -14,32 +14,21 @@ import (
 
 type rankFlags struct {
 	readFlags
-	filters   []string
-	ks        []int
-	attrs     []string
-	linkages  []string
-	custom    string
+	// GridSpec is the grid swept.
+	rank.GridSpec
 	format    string
 	out       string
 	rows      int
 	top       int
 	noSession bool
-	// suspectShare is the suspect cut, a share of the highest score.
-	suspectShare float64
 	// alsoNormal are further normal runs: they set the noise floors.
 	alsoNormal []string
 }
 
 func newRankCmd() *cobra.Command {
 	var f rankFlags
-	cmd := &cobra.Command{
-		Use:               "rank NORMAL FAULTY | rank RUN",
-		Short:             "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
-		Long:              help("rank"),
-		Example:           examples("rank"),
-		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd := command("rank NORMAL FAULTY | rank RUN", "Rank the traces a bug changed most, over a sweep of filters, K, attributes and linkages",
+		runArgs(1, 2), completeRunDirs(2), func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				return f.runOne(cmd, args[0])
 			}
@@ -64,13 +53,12 @@ func newRankCmd() *cobra.Command {
 			if err != nil || f.noSession {
 				return err
 			}
-			s, err := session.New(args[0], args[1], f.alsoNormal, f.custom, f.exactPolling, doc.Ranking)
+			s, err := session.New(args[0], args[1], f.alsoNormal, f.Custom, f.exactPolling, doc.Ranking)
 			if err != nil {
 				return err
 			}
 			return session.Save(s, doc.Ranking, cmd.ErrOrStderr(), "pass --no-session")
-		},
-	}
+		})
 	f.registerGrid(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "table", "table (aligned, for the terminal), json or csv")
@@ -89,13 +77,13 @@ func (f *rankFlags) registerGrid(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.alsoNormal, "also-normal", nil,
 		"another normal run of the program (repeat for more): what changes between the normal runs is noise, and a trace is a suspect only where it changed clearly more than that")
-	fl.StringSliceVar(&f.filters, "filters", nil, "filters to sweep, comma-separated (default: every preset that keeps calls in these runs)")
-	fl.IntSliceVar(&f.ks, "k", rank.DefaultKs, "values of K (longest loop body) to sweep")
-	fl.StringSliceVar(&f.attrs, "attrs", rank.Names(fca.Modes()), "attribute modes to sweep")
-	fl.StringSliceVar(&f.linkages, "linkage", rank.Names(rank.DefaultLinkages),
+	fl.StringSliceVar(&f.Filters, "filters", nil, "filters to sweep, comma-separated (default: every preset that keeps calls in these runs)")
+	fl.IntSliceVar(&f.Ks, "k", rank.DefaultKs, "values of K (longest loop body) to sweep")
+	fl.StringSliceVar(&f.Attrs, "attrs", rank.Names(fca.Modes()), "attribute modes to sweep")
+	fl.StringSliceVar(&f.Linkages, "linkage", rank.Names(rank.DefaultLinkages),
 		"linkages to sweep: single, complete, average, weighted, centroid, median, ward, or all")
-	fl.StringVar(&f.custom, "custom", "", "a regular expression of function names added to every filter (e.g. CPU_Exec)")
-	fl.Float64Var(&f.suspectShare, "suspect-share", rank.SuspectShare,
+	fl.StringVar(&f.Custom, "custom", "", "a regular expression of function names added to every filter (e.g. CPU_Exec)")
+	fl.Float64Var(&f.SuspectShare, "suspect-share", rank.SuspectShare,
 		"a trace is a suspect of a row when its score is at least this share of the row's highest score (above 0, at most 1)")
 	filterSpecs(cmd, "filters")
 	completeJoined(cmd, "attrs", ",", attrModes)
@@ -121,7 +109,7 @@ func (f *rankFlags) parse() (rank.Grid, report.Format, error) {
 
 // grid checks the flags of the grid and builds it.
 func (f *rankFlags) grid() (rank.Grid, error) {
-	g, err := rank.GridSpec{Filters: f.filters, Custom: f.custom, Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages, SuspectShare: f.suspectShare}.Grid()
+	g, err := f.Grid()
 	return g, param.Flags(err, gridFlags)
 }
 

@@ -21,15 +21,8 @@ type reportFlags struct {
 
 func newReportCmd() *cobra.Command {
 	var f reportFlags
-	cmd := &cobra.Command{
-		Use:               "report NORMAL FAULTY [-o report.html] | report RUN [-o page.html]",
-		Short:             "Write the whole comparison as one self-contained HTML page: verdict, ranking, matrices, dendrograms, lattices and diffNLRs",
-		Long:              help("report"),
-		Example:           examples("report"),
-		Args:              runArgs(1, 2),
-		ValidArgsFunction: completeRunDirs(2),
-		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
-	}
+	cmd := command("report NORMAL FAULTY [-o report.html] | report RUN [-o page.html]", "Write the whole comparison as one self-contained HTML page: verdict, ranking, matrices, dendrograms, lattices and diffNLRs",
+		runArgs(1, 2), completeRunDirs(2), func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) })
 	f.registerGrid(cmd)
 	fl := cmd.Flags()
 	fl.StringVarP(&f.out, "output", "o", "", "write the page to this file (.html; .json for the values) instead of standard output")
@@ -116,6 +109,5 @@ func (f *reportFlags) check() (rank.Grid, report.Format, error) {
 // invocation is how the page's commands repeat the flags for the run
 // normal (and the faulty run, set apart).
 func (f *reportFlags) invocation(normal string) *report.Invocation {
-	return &report.Invocation{Normal: normal, Filters: f.filters, Custom: f.custom, Ks: f.ks, Attrs: f.attrs, Linkages: f.linkages,
-		SuspectShare: f.suspectShare, ExactPolling: f.exactPolling, Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Out: f.out}
+	return &report.Invocation{Normal: normal, GridSpec: f.GridSpec, ExactPolling: f.exactPolling, Signatures: f.signatures, MixedPrograms: f.mixedPrograms, Out: f.out}
 }

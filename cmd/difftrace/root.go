@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,4 +45,13 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newInfoCmd(), newDecodeCmd(), newStatsCmd(), newConvertCmd(), newCaptureCmd(), newHangCmd(),
 		newFilterCmd(), newNLRCmd(), newLatticeCmd(), newJSMCmd(), newRankCmd(), newDiffNLRCmd(), newReportCmd(), newSummarizeCmd())
 	return root
+}
+
+// command returns the command use names first: its short help, what
+// arguments it takes and how they complete (nil: as files), and what it
+// runs; its long help and examples are help/NAME.txt and
+// help/NAME.examples.txt.
+func command(use, short string, args cobra.PositionalArgs, complete cobra.CompletionFunc, run func(*cobra.Command, []string) error) *cobra.Command {
+	name, _, _ := strings.Cut(use, " ")
+	return &cobra.Command{Use: use, Short: short, Long: help(name), Example: examples(name), Args: args, ValidArgsFunction: complete, RunE: run}
 }

@@ -57,17 +57,10 @@ func (f *readFlags) register(cmd *cobra.Command) {
 		"name C++ functions with their parameter lists and template arguments in text and pictures (JSON always has them)")
 }
 
-// table returns a fresh symbol table that names functions as the flags say.
-func (f *readFlags) table() *trace.Table {
-	t := trace.NewTable()
-	t.ShowSignatures(f.signatures)
-	return t
-}
-
 // open opens the run directory dir with a fresh symbol table; bars, when
 // not nil, show its traces being decoded (bars.End removes them).
 func (f *readFlags) open(cmd *cobra.Command, dir string, bars *progress.Bars) (*decode.Run, error) {
-	if err := notSummary(cmd, dir); err != nil {
+	if err := summary.CheckRun(dir, cmd.Name()); err != nil {
 		return nil, err
 	}
 	if err := waitRecorded(cmd, dir); err != nil {
@@ -77,7 +70,9 @@ func (f *readFlags) open(cmd *cobra.Command, dir string, bars *progress.Bars) (*
 	if bars != nil {
 		opts.Progress = bars.Step
 	}
-	run, err := decode.Open(dir, f.table(), opts)
+	tab := trace.NewTable()
+	tab.ShowSignatures(f.signatures)
+	run, err := decode.Open(dir, tab, opts)
 	if err == nil {
 		bars.Begin("decoding traces", len(run.Traces()))
 	}
@@ -99,14 +94,6 @@ func waitRecorded(cmd *cobra.Command, dirs ...string) error {
 		if err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// notSummary refuses a summary directory to a command that reads events.
-func notSummary(cmd *cobra.Command, dir string) error {
-	if summary.Is(dir) {
-		return fmt.Errorf("%s: is a summary (difftrace summarize), which rank, hang, nlr, jsm, lattice and diffnlr read; %s reads the run itself: give the run directory", dir, cmd.Name())
 	}
 	return nil
 }

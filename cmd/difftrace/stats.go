@@ -25,13 +25,8 @@ var statsFormats = map[string]report.Format{"table": report.Text, "json": report
 
 func newStatsCmd() *cobra.Command {
 	var f statsFlags
-	cmd := &cobra.Command{
-		Use:     "stats RUN",
-		Short:   "Count calls per function and caller→callee edges, per thread, process or program",
-		Long:    help("stats"),
-		Example: examples("stats"),
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd := command("stats RUN", "Count calls per function and caller→callee edges, per thread, process or program",
+		cobra.ExactArgs(1), completeRunDirs(1), func(cmd *cobra.Command, args []string) error {
 			level, err := decode.ParseLevel(f.by)
 			if err != nil {
 				return fmt.Errorf("--by %w", err)
@@ -59,8 +54,7 @@ func newStatsCmd() *cobra.Command {
 				}
 				return report.NewStats(run.Dir, decode.GroupStats(ids, stats, level), level, run, f.edges, f.top), nil
 			})
-		},
-	}
+		})
 	cmd.Flags().StringVar(&f.by, "by", "process", "count per thread, process or program")
 	cmd.Flags().BoolVar(&f.edges, "edges", false, "also count caller→callee edges")
 	cmd.Flags().StringVarP(&f.format, "format", "f", "table", "output format: table, json or csv")
@@ -68,7 +62,6 @@ func newStatsCmd() *cobra.Command {
 	cmd.Flags().IntVar(&f.top, "top", 0, "show only the `N` most frequent functions (and edges) of each group; 0 shows all")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to `FILE` (written whole or not at all) instead of standard output")
 	f.register(cmd)
-	cmd.ValidArgsFunction = completeRunDirs(1)
 	cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"thread", "process", "program"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

@@ -20,29 +20,21 @@ import (
 
 type summarizeFlags struct {
 	readFlags
-	filters []string
-	ks      []int
-	custom  string
-	out     string
+	// GridSpec's filters, K and custom regexp are what to summarise.
+	rank.GridSpec
+	out string
 }
 
 func newSummarizeCmd() *cobra.Command {
 	var f summarizeFlags
-	cmd := &cobra.Command{
-		Use:               "summarize RUN -o DIR",
-		Short:             "Summarise a run's traces for rank, in parallel under an MPI launcher",
-		Long:              help("summarize"),
-		Example:           examples("summarize"),
-		Args:              runArgs(1, 1),
-		ValidArgsFunction: completeRunDirs(2),
-		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
-	}
+	cmd := command("summarize RUN -o DIR", "Summarise a run's traces for rank, in parallel under an MPI launcher",
+		runArgs(1, 1), completeRunDirs(2), func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) })
 	f.register(cmd)
 	f.registerPolling(cmd)
 	fl := cmd.Flags()
-	fl.StringSliceVar(&f.filters, "filters", nil, "filters to summarise, comma-separated (default: every preset and the hang analysis's filter)")
-	fl.IntSliceVar(&f.ks, "k", rank.DefaultKs, "values of K (longest loop body) to summarise")
-	fl.StringVar(&f.custom, "custom", "", "a regular expression of function names added to every filter, as rank --custom")
+	fl.StringSliceVar(&f.Filters, "filters", nil, "filters to summarise, comma-separated (default: every preset and the hang analysis's filter)")
+	fl.IntSliceVar(&f.Ks, "k", rank.DefaultKs, "values of K (longest loop body) to summarise")
+	fl.StringVar(&f.Custom, "custom", "", "a regular expression of function names added to every filter, as rank --custom")
 	fl.StringVarP(&f.out, "output", "o", "", "the directory to write the summary to")
 	filterSpecs(cmd, "filters")
 	return cmd
@@ -50,7 +42,7 @@ func newSummarizeCmd() *cobra.Command {
 
 // grid returns the filters to summarise.
 func (f *summarizeFlags) grid() ([]*filters.Filter, error) {
-	fs, err := rank.SummaryFilters(f.filters, f.custom, f.ks, []*filters.Filter{filters.MustParse(hang.DefaultFilter)})
+	fs, err := rank.SummaryFilters(f.Filters, f.Custom, f.Ks, []*filters.Filter{filters.MustParse(hang.DefaultFilter)})
 	return fs, param.Flags(err, gridFlags)
 }
 
@@ -78,15 +70,8 @@ func (f *summarizeFlags) run(cmd *cobra.Command, dir string) error {
 		return err
 	}
 	start := time.Now()
-	c, err := f.open(cmd, dir, index, of)
+	traces, err := compare.WritePart(dir, f.out, index, of, fs, f.Ks, f.options(cmd, of))
 	if err != nil {
-		return err
-	}
-	p, err := c.Summarize(0, fs, f.ks, index, of)
-	if err != nil {
-		return err
-	}
-	if err := summary.Write(f.out, p); err != nil {
 		return err
 	}
 	secs := time.Since(start).Seconds()
@@ -95,18 +80,18 @@ func (f *summarizeFlags) run(cmd *cobra.Command, dir string) error {
 		what = "summary"
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s of %s written (%d filters × %d K): %d traces in %.1f s, %.0f traces per second\n",
-		f.out, what, dir, len(fs), len(f.ks), len(p.Traces), secs, float64(len(p.Traces))/max(secs, 1e-3))
+		f.out, what, dir, len(fs), len(f.Ks), traces, secs, float64(traces)/max(secs, 1e-3))
 	return nil
 }
 
-// open opens part index of of of the run in dir (compare.OpenPart),
-// decoding on this process's share of the node's cores.
-func (f *summarizeFlags) open(cmd *cobra.Command, dir string, index, of int) (*compare.Comparison, error) {
+// options are the options of the comparison that reads one of of parts
+// of a run: decoding on this process's share of the node's cores.
+func (f *summarizeFlags) options(cmd *cobra.Command, of int) compare.Options {
 	opts := compare.Options{MaxEvents: f.maxEvents, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms, Workers: summary.Workers(os.Getenv)}
 	if p := progress.New(cmd.ErrOrStderr()); p != nil && of == 1 {
 		// Under a launcher, each part says once that it is done instead:
 		// many processes' bars on one terminal are noise.
 		opts.Progress = p
 	}
-	return compare.OpenPart(dir, index, of, opts)
+	return opts
 }
