@@ -10,18 +10,28 @@ package cluster
 // (in dst, grown as need be); it is asked at most l times. Deterministic: the
 // same input gives the same choice.
 func Representatives(k, l int, weight []int, row func(dst []float64, p int) []float64) (reps []int, of []int) {
+	return RepresentativesFrom(nil, k, l, weight, row)
+}
+
+// RepresentativesFrom is Representatives choosing the points first (in
+// order, distinct, at most l of them) before any other: points that must
+// stand for themselves, whatever their weight or distance.
+func RepresentativesFrom(first []int, k, l int, weight []int, row func(dst []float64, p int) []float64) (reps []int, of []int) {
 	if k == 0 {
 		return nil, nil
 	}
 	of = make([]int, k)
 	near := make([]float64, k) // distance to the nearest representative so far
-	first := 0
+	heaviest := 0
 	for p := 1; p < k; p++ {
-		if weight[p] > weight[first] {
-			first = p
+		if weight[p] > weight[heaviest] {
+			heaviest = p
 		}
 	}
-	next := first
+	next := heaviest
+	if len(first) > 0 {
+		next = first[0]
+	}
 	var dist []float64
 	for len(reps) < l {
 		r := len(reps)
@@ -37,10 +47,17 @@ func Representatives(k, l int, weight []int, row func(dst []float64, p int) []fl
 				far, farDist = p, near[p]
 			}
 		}
+		if r+1 < len(first) {
+			next = first[r+1]
+			continue
+		}
 		if far < 0 {
 			break // every point coincides with a representative
 		}
 		next = far
+	}
+	for i, r := range reps {
+		of[r] = i // a point chosen first stands for itself even at distance 0 from another
 	}
 	return reps, of
 }

@@ -218,7 +218,7 @@ func (n *NLR) Floors(m fca.Mode, l Level) ([]float64, error) {
 		if err != nil {
 			return nil, err
 		}
-		jn, je := jsmOf(cn), jsmOf(ce)
+		jn, je := JSMOf(cn), JSMOf(ce)
 		for a := range objs {
 			sum := 0.0
 			for b := range objs {

@@ -83,7 +83,7 @@ func (n *NLR) similarityOf(l Level, ctxs []*fca.Context, lattices bool) (*Simila
 				s.Notices = append(s.Notices, n.c.Runs[r].Dir+": "+j.Notice())
 			}
 		} else {
-			j = jsmOf(ctx)
+			j = JSMOf(ctx)
 		}
 		s.Ctx = append(s.Ctx, ctx)
 		s.JSM = append(s.JSM, j)
@@ -131,9 +131,10 @@ const MaxClasses = 1024
 // appearance and standing for the joint classes between them.
 const MaxScoreJoints = 4096
 
-// jsmOf returns the JSM of ctx computed from bitsets, stored when the
-// context has at most MaxClasses classes, computed when asked otherwise.
-func jsmOf(ctx *fca.Context) *fca.JSM {
+// JSMOf returns the JSM of ctx computed from its classes' attributes,
+// stored when the context has at most MaxClasses classes, computed when
+// asked otherwise (k² similarities of a million traces would not fit).
+func JSMOf(ctx *fca.Context) *fca.JSM {
 	if ctx.NumClasses() > MaxClasses {
 		return fca.LazyJSM(ctx)
 	}

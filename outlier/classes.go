@@ -18,6 +18,7 @@ import (
 type view struct {
 	ids    []trace.ID
 	pos    []Position
+	atPos  map[Position][]int // the objects at each position, increasing
 	ctx    *fca.Context
 	jsm    *fca.JSM
 	n      *compare.NLR
@@ -26,6 +27,8 @@ type view struct {
 	// is: a role of its position, a role by its extra work, a deviant
 	// (a suspect) or one of many (a position without common behaviour).
 	kinds map[int]loneKind
+	// nearest holds nearestPeer's answers.
+	nearest map[int]int
 }
 
 // loneKind is what a trace alone in its class is.
@@ -97,11 +100,21 @@ func (v *view) classSize(o int) int { return len(v.ctx.Members(v.ctx.Class(o))) 
 
 // peers returns the objects at o's position, o excluded.
 func (v *view) peers(o int) []int {
-	var out []int
-	for q := range v.ids {
-		if q != o && v.pos[q] == v.pos[o] {
+	at := v.atPos[v.pos[o]]
+	out := make([]int, 0, max(len(at)-1, 0))
+	for _, q := range at {
+		if q != o {
 			out = append(out, q)
 		}
+	}
+	return out
+}
+
+// byPosition returns the objects at each position, increasing.
+func byPosition(pos []Position) map[Position][]int {
+	out := map[Position][]int{}
+	for o, p := range pos {
+		out[p] = append(out[p], o)
 	}
 	return out
 }
@@ -128,28 +141,35 @@ func (l lone) deviant() bool {
 }
 
 // lones returns the traces alone in their class, with their peers'
-// standing.
+// standing. What a lone trace's peers are is counted once per position:
+// how many of its traces are alone in their class, and how many share
+// their class with another trace of the position.
 func (v *view) lones() []lone {
+	type standing struct{ alone, grouped int }
+	at := map[Position]standing{}
+	for p, objs := range v.atPos {
+		here := map[int]int{} // class → its traces at p
+		for _, q := range objs {
+			here[v.ctx.Class(q)]++
+		}
+		var st standing
+		for _, q := range objs {
+			switch {
+			case v.classSize(q) == 1:
+				st.alone++
+			case here[v.ctx.Class(q)] >= 2:
+				st.grouped++
+			}
+		}
+		at[p] = st
+	}
 	var out []lone
 	for o := range v.ids {
 		if v.classSize(o) != 1 {
 			continue
 		}
-		l := lone{o: o, alone: 1}
-		for _, q := range v.peers(o) {
-			l.peers++
-			if v.classSize(q) == 1 {
-				l.alone++
-				continue
-			}
-			for _, m := range v.ctx.Members(v.ctx.Class(q)) {
-				if m != q && v.pos[m] == v.pos[o] {
-					l.grouped++
-					break
-				}
-			}
-		}
-		out = append(out, l)
+		st := at[v.pos[o]]
+		out = append(out, lone{o: o, peers: len(v.atPos[v.pos[o]]) - 1, grouped: st.grouped, alone: st.alone})
 	}
 	return out
 }
@@ -158,7 +178,16 @@ func (v *view) lones() []lone {
 // class (ties: the nearest process, then the lower ID): the class-mate o
 // is compared against.
 func (v *view) nearestPeer(o int) (int, bool) {
+	if q, ok := v.nearest[o]; ok {
+		return q, q >= 0
+	}
 	best, ok := -1, false
+	defer func() {
+		if v.nearest == nil {
+			v.nearest = map[int]int{}
+		}
+		v.nearest[o] = best
+	}()
 	for _, q := range v.peers(o) {
 		if v.classSize(q) < 2 {
 			continue
@@ -191,20 +220,50 @@ func abs(x int) int {
 }
 
 // dendrogram clusters the view's classes (distance 1 − JSM) with link,
-// each class weighted by its size.
-func (v *view) dendrogram(link cluster.Method) (*cluster.Dendrogram, error) {
+// each class weighted by its size, and returns the leaf that stands for
+// each class. With more than compare.MaxClasses classes, the leaves are as
+// many representatives, the classes of the traces in devs first (each its
+// own leaf, up to the bound), the others chosen farthest first, each
+// standing for the classes nearest to it, as rank clusters a large run.
+func (v *view) dendrogram(link cluster.Method, devs []lone) (*cluster.Dendrogram, []int, error) {
 	k := v.ctx.NumClasses()
 	w := make([]int, k)
 	for p := range w {
 		w[p] = len(v.ctx.Members(p))
 	}
-	d := make([]float64, 0, k*(k-1)/2)
-	for p := range k {
-		for q := p + 1; q < k; q++ {
-			d = append(d, 1-v.jsm.ClassAt(p, q))
+	leaves := make([]int, k)
+	for p := range leaves {
+		leaves[p] = p
+	}
+	of := leaves
+	if k > compare.MaxClasses {
+		var first []int
+		for _, l := range devs {
+			first = append(first, v.ctx.Class(l.o))
+		}
+		cols := v.jsm.Columns(leaves)
+		leaves, of = cluster.RepresentativesFrom(first, k, compare.MaxClasses, w, func(dst []float64, p int) []float64 {
+			dst = cols.Row(dst, p)
+			for q, s := range dst {
+				dst[q] = 1 - s
+			}
+			return dst
+		})
+		rw := make([]int, len(leaves))
+		for p, x := range of {
+			rw[x] += w[p]
+		}
+		w = rw
+	}
+	n := len(leaves)
+	d := make([]float64, 0, n*(n-1)/2)
+	for a := range n {
+		for b := a + 1; b < n; b++ {
+			d = append(d, 1-v.jsm.ClassAt(leaves[a], leaves[b]))
 		}
 	}
-	return cluster.LinkageWeighted(d, w, link)
+	dg, err := cluster.LinkageWeighted(d, w, link)
+	return dg, of, err
 }
 
 // joinHeight returns the height at which class p joins another cluster in

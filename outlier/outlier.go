@@ -116,6 +116,7 @@ func Analyze(c *compare.Comparison, g rank.Grid) (*Report, error) {
 		rep.Links = append(rep.Links, l.String())
 	}
 	pos := positions(c.IDs)
+	atPos := byPosition(pos)
 	caches := make([]*countCache, len(nlrs))
 	for i := range caches {
 		caches[i] = &countCache{m: map[int]map[trace.Symbol]uint64{}}
@@ -129,7 +130,7 @@ func Analyze(c *compare.Comparison, g rank.Grid) (*Report, error) {
 		if err != nil {
 			return fmt.Errorf("filter %s, K = %d, %s: %w", n.Filter.Name(), n.K, m, err)
 		}
-		v := &view{ids: c.IDs, pos: pos, ctx: ctx, jsm: fca.BitsetJSM(ctx), n: n, counts: caches[j/len(g.Modes)]}
+		v := &view{ids: c.IDs, pos: pos, atPos: atPos, ctx: ctx, jsm: compare.JSMOf(ctx), n: n, counts: caches[j/len(g.Modes)]}
 		views[j] = v
 		rows[j], err = v.rows(n.Filter.Name(), n.K, m, g.Linkages)
 		return err
@@ -268,7 +269,7 @@ func (v *view) rows(filter string, k int, m fca.Mode, links []cluster.Method) ([
 		r := base
 		r.Linkage = link.String()
 		if len(devs) > 0 {
-			dg, err := v.dendrogram(link)
+			dg, leaf, err := v.dendrogram(link, devs)
 			if err != nil {
 				return nil, fmt.Errorf("filter %s, K = %d, %s, %s: %w", filter, k, m, link, err)
 			}
@@ -277,7 +278,7 @@ func (v *view) rows(filter string, k int, m fca.Mode, links []cluster.Method) ([
 				if !ok {
 					continue
 				}
-				h := joinHeight(dg, v.ctx.Class(l.o))
+				h := joinHeight(dg, leaf[v.ctx.Class(l.o)])
 				r.Suspects = append(r.Suspects, RowSuspect{ID: v.ids[l.o], Score: round(h), Peer: v.ids[peer], Similarity: round(v.sim(l.o, peer))})
 			}
 			slices.SortStableFunc(r.Suspects, func(a, b RowSuspect) int {
