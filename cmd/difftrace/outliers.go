@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/report"
@@ -49,25 +50,13 @@ func (f *diffNLRFlags) runAgainst(cmd *cobra.Command, id trace.ID) error {
 	if err != nil {
 		return err
 	}
-	p, err := session.Given([]string{f.faulty}, f.Filter, f.K).Params()
+	d, err := session.Given([]string{f.faulty}, f.Filter, f.K).PeerDiff(id, against, ab, func(runs []string) (*compare.Comparison, error) { return f.openComparison(cmd, runs) }, func(notes ...string) { printNotes(cmd, notes...) })
 	if err != nil {
 		return param.Flags(err, paramFlags)
 	}
-	c, err := f.openComparison(cmd, []string{f.faulty})
-	if err != nil {
-		return err
-	}
-	n, err := recognize(cmd, c, p)
-	if err != nil {
-		return err
-	}
-	d, err := outlier.PeerDiff(n, id, against, ab)
-	if err != nil {
-		return err
-	}
 	empty := ""
 	if len(d.Empty) > 0 {
-		empty = fmt.Sprintf("filter %s keeps no call of %s or %s; try another --filter", n.Filter.Name(), id, against)
+		empty = fmt.Sprintf("filter %s keeps no call of %s or %s; try another --filter", d.NLR.Filter.Name(), id, against)
 	}
 	return f.show(cmd, d, report.NewPeerDiffNLR(d, against), empty, color, formats, []string{f.faulty})
 }
