@@ -53,11 +53,7 @@ func newRankCmd() *cobra.Command {
 			if err != nil || f.noSession {
 				return err
 			}
-			s, err := session.New(args[0], args[1], f.alsoNormal, f.Custom, f.exactPolling, doc.Ranking)
-			if err != nil {
-				return err
-			}
-			return session.Save(s, doc.Ranking, cmd.ErrOrStderr(), "pass --no-session")
+			return session.Keep(args[0], args[1], f.alsoNormal, f.Custom, f.exactPolling, doc.Ranking, cmd.ErrOrStderr(), "pass --no-session")
 		})
 	f.registerGrid(cmd)
 	fl := cmd.Flags()
