@@ -81,3 +81,39 @@ func TestPrecomputedText(t *testing.T) {
 		}
 	}
 }
+
+// Invocation.Page is the sweep, the page and its commands, as the parts
+// make them.
+func TestInvocationPage(t *testing.T) {
+	normal, faulty := filepath.Join(runsDir, "oddeven-normal"), filepath.Join(runsDir, "oddeven-swapbug")
+	c, err := compare.Open([]string{normal, faulty}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rank.Grid{Filters: []*filters.Filter{filters.MustParse("mpi")}, Ks: []int{10}, Modes: fca.Modes(), Linkages: rank.DefaultLinkages}
+	inv := &Invocation{Normal: normal, Faulty: faulty, GridSpec: rank.GridSpec{Filters: []string{"mpi"}, Ks: []int{10}}, Rows: 1, Diffs: 1}
+	got, err := inv.Page(c, g, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk, hung, err := rank.Sweep(c, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := NewPage(c, rk, hung, PageOptions{Version: "test", Rows: 1, Diffs: 1, RowCommands: inv.RowCommands, DiffCommand: inv.DiffCommand})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Commands = inv.Commands(want, rk, hung != nil)
+	gb, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Commands) == 0 || string(gb) != string(wb) {
+		t.Errorf("Invocation.Page differs from NewPage with the invocation's commands:\n%s\nwant\n%s", gb, wb)
+	}
+}
