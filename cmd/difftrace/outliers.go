@@ -8,7 +8,6 @@ import (
 
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/internal/param"
-	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
@@ -27,10 +26,8 @@ func (f *rankFlags) runOne(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return err
 	}
-	return emit(cmd, f.out, format, []string{dir}, func() (report.Document, error) {
-		a, err := outlier.Analyze(c, grid)
-		return &report.Outliers{Analysis: a, Shown: f.rows, TopN: f.top, AllRows: "--rows 0"}, err
-	})
+	doc := &report.Outliers{Shown: f.rows, TopN: f.top, AllRows: "--rows 0"}
+	return emit(cmd, f.out, format, []string{dir}, func() (report.Document, error) { return doc.Analyze(c, grid) })
 }
 
 // runAgainst shows the diffNLR of one trace against another trace of the
