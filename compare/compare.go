@@ -154,6 +154,16 @@ func Open(dirs []string, opts Options) (*Comparison, error) {
 	return c, nil
 }
 
+// Dirs are the directories of the runs' traces, in the comparison's order
+// (of a run read from its summary, the run the summary was made of).
+func (c *Comparison) Dirs() []string {
+	var dirs []string
+	for _, r := range c.Runs {
+		dirs = append(dirs, r.Dir)
+	}
+	return dirs
+}
+
 // Options returns the options the comparison was opened with.
 func (c *Comparison) Options() Options { return c.opts }
 
@@ -344,12 +354,8 @@ func (c *Comparison) Select(sel string) ([]trace.ID, error) {
 			}
 		}
 		if !found {
-			var dirs []string
-			for _, r := range c.Runs {
-				dirs = append(dirs, r.Dir)
-			}
 			return nil, param.Errorf("trace", id.String(), "no such trace in %s; the traces are %s … %s (see difftrace info)",
-				strings.Join(dirs, " or "), c.IDs[0], c.IDs[len(c.IDs)-1])
+				strings.Join(c.Dirs(), " or "), c.IDs[0], c.IDs[len(c.IDs)-1])
 		}
 	}
 	var out []trace.ID

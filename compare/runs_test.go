@@ -93,3 +93,12 @@ func TestOpenWaits(t *testing.T) {
 		t.Errorf("Open waited for %q and returned %v; want it to wait for %q and return the error of the wait", waited, err, dirs)
 	}
 }
+
+// Dirs are the runs' directories in the comparison's order.
+func TestDirs(t *testing.T) {
+	c := openRuns(t, Options{}, "oddeven-normal", "oddeven-dlbug")
+	want := []string{filepath.Join(runsDir, "oddeven-normal"), filepath.Join(runsDir, "oddeven-dlbug")}
+	if got := c.Dirs(); !slices.Equal(got, want) {
+		t.Errorf("Dirs = %q, want %q", got, want)
+	}
+}

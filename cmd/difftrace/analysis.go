@@ -75,16 +75,6 @@ func (f *analysisFlags) similarity(cmd *cobra.Command, dirs []string, p rank.Par
 	return sim, nil
 }
 
-// recognize recognises the loops of c's traces under p, and says the
-// comparison's notes.
-func recognize(cmd *cobra.Command, c *compare.Comparison, p rank.Params) (*compare.NLR, error) {
-	n, err := p.Recognize(c)
-	if err == nil {
-		printNotes(cmd, c.Notes()...)
-	}
-	return n, err
-}
-
 // printNotes writes the comparison's notes to stderr, one per line, with
 // the names in them escaped (trace.Printable).
 func printNotes(cmd *cobra.Command, notes ...string) {
