@@ -42,6 +42,25 @@ type Options struct {
 	// MixedPrograms reads runs whose processes ran different programs
 	// (decode.Options.MixedPrograms).
 	MixedPrograms bool
+	// ShowSignatures names functions with their full signatures
+	// (trace.Table.ShowSignatures) in the comparison's symbol table.
+	ShowSignatures bool
+	// Wait, when set, is called with each run directory before any is
+	// read, to wait for recorders still writing it (record.Waiter).
+	Wait func(dir string) error
+}
+
+// wait calls Wait, when set, with each of dirs.
+func (o Options) wait(dirs ...string) error {
+	if o.Wait == nil {
+		return nil
+	}
+	for _, d := range dirs {
+		if err := o.Wait(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Progress follows the long stages of the pipeline. Begin and End are called
@@ -83,7 +102,11 @@ func Open(dirs []string, opts Options) (*Comparison, error) {
 	if len(dirs) < 1 {
 		return nil, fmt.Errorf("rank: no run given; give one run, or a normal and a faulty run")
 	}
+	if err := opts.wait(dirs...); err != nil {
+		return nil, err
+	}
 	c := &Comparison{Symbols: trace.NewTable(), opts: opts}
+	c.Symbols.ShowSignatures(opts.ShowSignatures)
 	for _, dir := range dirs {
 		dopts := decode.Options{MaxEvents: opts.MaxEvents, Workers: opts.Workers, MixedPrograms: opts.MixedPrograms}
 		if opts.Progress != nil {
@@ -129,6 +152,16 @@ func Open(dirs []string, opts Options) (*Comparison, error) {
 		}
 	}
 	return c, nil
+}
+
+// Dirs are the directories of the runs' traces, in the comparison's order
+// (of a run read from its summary, the run the summary was made of).
+func (c *Comparison) Dirs() []string {
+	var dirs []string
+	for _, r := range c.Runs {
+		dirs = append(dirs, r.Dir)
+	}
+	return dirs
 }
 
 // Options returns the options the comparison was opened with.
@@ -321,12 +354,8 @@ func (c *Comparison) Select(sel string) ([]trace.ID, error) {
 			}
 		}
 		if !found {
-			var dirs []string
-			for _, r := range c.Runs {
-				dirs = append(dirs, r.Dir)
-			}
 			return nil, param.Errorf("trace", id.String(), "no such trace in %s; the traces are %s … %s (see difftrace info)",
-				strings.Join(dirs, " or "), c.IDs[0], c.IDs[len(c.IDs)-1])
+				strings.Join(c.Dirs(), " or "), c.IDs[0], c.IDs[len(c.IDs)-1])
 		}
 	}
 	var out []trace.ID

@@ -76,3 +76,29 @@ func TestUnrelatedRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenWaits checks that Open calls Wait with every run directory, in
+// order, before it reads any, and stops at Wait's error.
+func TestOpenWaits(t *testing.T) {
+	dirs := []string{filepath.Join(runsDir, "oddeven-normal"), filepath.Join(t.TempDir(), "missing")}
+	var waited []string
+	_, err := Open(dirs, Options{Wait: func(dir string) error {
+		waited = append(waited, dir)
+		if len(waited) == 2 {
+			return errors.New("still writing")
+		}
+		return nil
+	}})
+	if err == nil || err.Error() != "still writing" || !slices.Equal(waited, dirs) {
+		t.Errorf("Open waited for %q and returned %v; want it to wait for %q and return the error of the wait", waited, err, dirs)
+	}
+}
+
+// Dirs are the runs' directories in the comparison's order.
+func TestDirs(t *testing.T) {
+	c := openRuns(t, Options{}, "oddeven-normal", "oddeven-dlbug")
+	want := []string{filepath.Join(runsDir, "oddeven-normal"), filepath.Join(runsDir, "oddeven-dlbug")}
+	if got := c.Dirs(); !slices.Equal(got, want) {
+		t.Errorf("Dirs = %q, want %q", got, want)
+	}
+}

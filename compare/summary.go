@@ -160,7 +160,11 @@ func OpenPart(dir string, index, of int, opts Options) (*Comparison, error) {
 	if summary.Is(dir) {
 		return nil, fmt.Errorf("%s: is a summary already; give the run directory", dir)
 	}
+	if err := opts.wait(dir); err != nil {
+		return nil, err
+	}
 	c := &Comparison{Symbols: trace.NewTable(), opts: opts}
+	c.Symbols.ShowSignatures(opts.ShowSignatures)
 	dopts := decode.Options{MaxEvents: opts.MaxEvents, Workers: opts.Workers, MixedPrograms: opts.MixedPrograms, Part: index, Parts: of}
 	run, err := decode.Open(dir, c.Symbols, dopts)
 	if err != nil {

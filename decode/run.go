@@ -60,6 +60,9 @@ type Options struct {
 	// of run.json left no traces at all. Run.Part says which part was
 	// opened; other layouts are opened whole.
 	Part, Parts int
+	// Wait, when set, is called with the run directory before it is
+	// read, to wait for recorders still writing it (record.Waiter).
+	Wait func(dir string) error
 }
 
 // Run is a recorded run opened for reading: its processes, their threads and
@@ -217,6 +220,11 @@ func Open(dir string, symbols *trace.Table, opts Options) (*Run, error) {
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Wait != nil {
+		if err := opts.Wait(dir); err != nil {
+			return nil, err
+		}
 	}
 	st, err := os.Stat(dir)
 	if err != nil {

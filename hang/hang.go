@@ -89,6 +89,12 @@ type Suspect struct {
 	Reason string   `json:"reason"`
 }
 
+// Runs are the run directories of the comparison that analyses the hung
+// run: the normal run first, when given, then the hung one.
+func Runs(hung string, normal ...string) []string {
+	return append(slices.Clip(normal), hung)
+}
+
 // Analyze analyses the faulty run of c (c holds it alone, or a normal run
 // and it, and perhaps further normal runs).
 func Analyze(c *compare.Comparison, opt Options) (*Report, error) {

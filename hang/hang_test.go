@@ -146,3 +146,15 @@ func TestFallbackFinishedWaitsForOthers(t *testing.T) {
 		t.Errorf("suspects %+v, want 1.0 (got least far) first and not 3.0 (waiting in MPI_Finalize)", got)
 	}
 }
+
+// Runs puts the normal run first, when given, and leaves its argument as
+// it was.
+func TestRuns(t *testing.T) {
+	if got := Runs("hung"); !slices.Equal(got, []string{"hung"}) {
+		t.Errorf("Runs(hung) = %q", got)
+	}
+	args := []string{"hung", "normal"}
+	if got := Runs(args[0], args[1:]...); !slices.Equal(got, []string{"normal", "hung"}) || !slices.Equal(args, []string{"hung", "normal"}) {
+		t.Errorf("Runs(hung, normal) = %q, arguments now %q", got, args)
+	}
+}

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/outlier"
+	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
 
@@ -25,6 +27,14 @@ type Outliers struct {
 	Shown, TopN int
 	// AllRows is the flag that shows every row ("--rows 0").
 	AllRows string
+}
+
+// Analyze compares the traces of the one run c opened with one another
+// over grid (outlier.Analyze) into o.
+func (o *Outliers) Analyze(c *compare.Comparison, grid rank.Grid) (*Outliers, error) {
+	var err error
+	o.Analysis, err = outlier.Analyze(c, grid)
+	return o, err
 }
 
 func (*Outliers) defaultFormat() Format { return Text }

@@ -10,8 +10,20 @@ import (
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/filters"
 	"github.com/difftrace/difftrace/outlier"
+	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
+
+// OutlierPage analyses the traces of the one run c opened over grid
+// (outlier.Analyze) and builds their page (NewOutlierPage) as this
+// invocation asked for it; version is difftrace's.
+func (v *Invocation) OutlierPage(c *compare.Comparison, grid rank.Grid, version string) (*OutlierPage, error) {
+	a, err := outlier.Analyze(c, grid)
+	if err != nil {
+		return nil, err
+	}
+	return NewOutlierPage(c, a, version, v.OutlierCommands())
+}
 
 // OutlierPage is the page of one run's traces compared with one another
 // ("difftrace report RUN"): the run, its behaviour classes and roles, the

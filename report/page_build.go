@@ -12,6 +12,23 @@ import (
 	"github.com/difftrace/difftrace/trace"
 )
 
+// Page ranks the traces of the runs c opened over grid (rank.Sweep, with
+// the hang analysis when the faulty run hung) and builds their page
+// (NewPage) as this invocation asked for it, with the commands that
+// reproduce each part; version is difftrace's.
+func (v *Invocation) Page(c *compare.Comparison, grid rank.Grid, version string) (*Report, error) {
+	rk, hung, err := rank.Sweep(c, grid)
+	if err != nil {
+		return nil, err
+	}
+	rpt, err := NewPage(c, rk, hung, PageOptions{Version: version, Rows: v.Rows, Diffs: v.Diffs, RowCommands: v.RowCommands, DiffCommand: v.DiffCommand})
+	if err != nil {
+		return nil, err
+	}
+	rpt.Commands = v.Commands(rpt, rk, hung != nil)
+	return rpt, nil
+}
+
 // PageOptions say what the page holds beyond what the analysis found.
 type PageOptions struct {
 	Version string // difftrace's version, for the footer

@@ -81,3 +81,73 @@ func TestPrecomputedText(t *testing.T) {
 		}
 	}
 }
+
+// Invocation.Page is the sweep, the page and its commands, as the parts
+// make them.
+func TestInvocationPage(t *testing.T) {
+	normal, faulty := filepath.Join(runsDir, "oddeven-normal"), filepath.Join(runsDir, "oddeven-swapbug")
+	c, err := compare.Open([]string{normal, faulty}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rank.Grid{Filters: []*filters.Filter{filters.MustParse("mpi")}, Ks: []int{10}, Modes: fca.Modes(), Linkages: rank.DefaultLinkages}
+	inv := &Invocation{Normal: normal, Faulty: faulty, GridSpec: rank.GridSpec{Filters: []string{"mpi"}, Ks: []int{10}}, Rows: 1, Diffs: 1}
+	got, err := inv.Page(c, g, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk, hung, err := rank.Sweep(c, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := NewPage(c, rk, hung, PageOptions{Version: "test", Rows: 1, Diffs: 1, RowCommands: inv.RowCommands, DiffCommand: inv.DiffCommand})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Commands = inv.Commands(want, rk, hung != nil)
+	gb, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Commands) == 0 || string(gb) != string(wb) {
+		t.Errorf("Invocation.Page differs from NewPage with the invocation's commands:\n%s\nwant\n%s", gb, wb)
+	}
+}
+
+// Ranking.Sweep fills the ranking, the hang analysis and the header's
+// counts and cut; Outliers.Analyze the one-run analysis.
+func TestRankingSweep(t *testing.T) {
+	c, err := compare.Open([]string{filepath.Join(runsDir, "stencil-normal"), filepath.Join(runsDir, "stencil-skipbug")}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rank.Grid{Filters: []*filters.Filter{filters.MustParse("mpi")}, Ks: []int{10}, Modes: fca.Modes(), Linkages: rank.DefaultLinkages, SuspectShare: 0.7}
+	d, err := (&Ranking{Shown: 3}).Sweep(c, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk, hung, err := rank.Sweep(c, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Shown != 3 || d.Traces != len(c.IDs) || d.Processes != len(c.Processes()) || d.SuspectShare != 0.7 ||
+		len(d.Rows) != len(rk.Rows) || (d.Suggestion == nil) != (rk.Suggestion == nil) || (d.Hang == nil) != (hung == nil) {
+		t.Errorf("Sweep: shown %d, %d traces, %d processes, cut %v, %d rows, suggestion %v, hang %v; want %d traces, %d processes, %d rows, suggestion %v, hang %v",
+			d.Shown, d.Traces, d.Processes, d.SuspectShare, len(d.Rows), d.Suggestion != nil, d.Hang != nil, len(c.IDs), len(c.Processes()), len(rk.Rows), rk.Suggestion != nil, hung != nil)
+	}
+	one, err := compare.Open([]string{filepath.Join(runsDir, "stencil-normal")}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := (&Outliers{TopN: 2}).Analyze(one, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.TopN != 2 || o.Analysis == nil {
+		t.Errorf("Analyze: top %d, analysis %v", o.TopN, o.Analysis)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/hang"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
@@ -38,6 +39,17 @@ type Ranking struct {
 	// ("--rows 0") and for another normal run ("--also-normal"), named in
 	// the table's advice.
 	AllRows, AlsoNormal string
+}
+
+// Sweep ranks the traces of the runs c opened over grid (rank.Sweep) into
+// d, with the hang analysis when the faulty run hung (where each rank
+// stopped and whom to suspect, the first suspect being the trace whose
+// diffNLR the ranking suggests), and the counts and the cut of its header.
+func (d *Ranking) Sweep(c *compare.Comparison, grid rank.Grid) (*Ranking, error) {
+	d.Traces, d.Processes, d.SuspectShare = len(c.IDs), len(c.Processes()), grid.SuspectShare
+	var err error
+	d.Ranking, d.Hang, err = rank.Sweep(c, grid)
+	return d, err
 }
 
 func (*Ranking) defaultFormat() Format { return Text }

@@ -258,6 +258,15 @@ func (m *Manifest) RankList() string {
 	return "ranks " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
+// Threads counts the threads of all the manifest's ranks.
+func (m *Manifest) Threads() int {
+	n := 0
+	for _, r := range m.Ranks {
+		n += len(r.Threads)
+	}
+	return n
+}
+
 // Rank returns the entry of rank r, if the manifest has one.
 func (m *Manifest) Rank(r int) (*Rank, bool) {
 	// By binary search in Ranks sorted by rank (as ReadManifest leaves

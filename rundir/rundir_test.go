@@ -94,3 +94,10 @@ func TestWriteManifestReplacesAtomically(t *testing.T) {
 		t.Errorf("the directory holds %d files after two writes, want run.json alone", len(ents))
 	}
 }
+
+func TestManifestThreads(t *testing.T) {
+	m := &Manifest{Ranks: []Rank{{Rank: 0, Threads: make([]Thread, 3)}, {Rank: 1}, {Rank: 2, Threads: make([]Thread, 2)}}}
+	if got := m.Threads(); got != 5 {
+		t.Errorf("Threads of ranks with 3, 0 and 2 threads = %d, want 5", got)
+	}
+}

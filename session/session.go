@@ -266,6 +266,17 @@ func New(normal, faulty string, alsoNormal []string, custom string, exactPolling
 	return s, nil
 }
 
+// Keep saves (Save) the session that follows the ranking rk of the runs
+// normal, faulty and alsoNormal (New) together with rk: what rank leaves
+// for diffnlr. stderr and fix are Save's.
+func Keep(normal, faulty string, alsoNormal []string, custom string, exactPolling bool, rk *rank.Ranking, stderr io.Writer, fix string) error {
+	s, err := New(normal, faulty, alsoNormal, custom, exactPolling, rk)
+	if err != nil {
+		return err
+	}
+	return Save(s, rk, stderr, fix)
+}
+
 // Pick is the view a session picks for the diffNLR of one trace.
 type Pick struct {
 	Filter string

@@ -100,8 +100,7 @@ func Example() {
 	os.Chdir(dir)
 
 	rk := ranking()
-	s, _ := session.New("normal", "faulty", nil, "", false, rk)
-	if err := session.Save(s, rk, os.Stderr, "pass --no-session"); err != nil {
+	if err := session.Keep("normal", "faulty", nil, "", false, rk, os.Stderr, "pass --no-session"); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/difftrace/difftrace/compare"
+	"github.com/difftrace/difftrace/diffnlr"
+	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/trace"
 )
@@ -121,4 +123,25 @@ func (v *View) NLR(id trace.ID, open func(runs []string) (*compare.Comparison, e
 	say(c.Notes()...)
 	say(n.UnfoldedNotes(id)...)
 	return n, nil
+}
+
+// PeerDiff returns the diffNLR of trace id against trace against of the
+// view's one run, which open opens (outlier.PeerDiff), abridged as ab: it
+// checks the view (Params) before the run is opened, recognises the loops
+// under it, and gives say the comparison's notes.
+func (v *View) PeerDiff(id, against trace.ID, ab diffnlr.Abridge, open func(runs []string) (*compare.Comparison, error), say func(notes ...string)) (*compare.DiffNLR, error) {
+	p, err := v.Params()
+	if err != nil {
+		return nil, err
+	}
+	c, err := open(v.Runs)
+	if err != nil {
+		return nil, err
+	}
+	n, err := p.Recognize(c)
+	if err != nil {
+		return nil, err
+	}
+	say(c.Notes()...)
+	return outlier.PeerDiff(n, id, against, ab)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/difftrace/difftrace/compare"
+	"github.com/difftrace/difftrace/diffnlr"
 	"github.com/difftrace/difftrace/internal/param"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/session"
@@ -122,5 +123,32 @@ func TestViewNLR(t *testing.T) {
 	}
 	if n.Filter.Name() != "mpi" || n.K != 4 || n.Total() == 0 || len(notes) != 0 {
 		t.Errorf("5 under mpi, 4: filter %s K %d, %d calls, notes %q", n.Filter.Name(), n.K, n.Total(), notes)
+	}
+}
+
+// The diffNLR of two traces of one run: the view checked before the run
+// is opened, and the diff made under its filter and K.
+func TestViewPeerDiff(t *testing.T) {
+	runs := []string{"../testdata/outliers/rod-skipsmooth"}
+	opened := 0
+	open := func(dirs []string) (*compare.Comparison, error) {
+		opened++
+		return compare.Open(dirs, compare.Options{})
+	}
+	say := func(...string) {}
+	sus, peer := trace.ID{Proc: 3}, trace.ID{Proc: 2}
+	var pe *param.Error
+	if _, err := session.Given(runs, "bogus", 0).PeerDiff(sus, peer, diffnlr.Full, open, say); !errors.As(err, &pe) || pe.Name != "filter" || opened != 0 {
+		t.Errorf("filter bogus: %v after opening %d times, want a parameter error of the filter before opening", err, opened)
+	}
+	d, err := session.Given(runs, "all", 0).PeerDiff(sus, peer, diffnlr.Full, open, say)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ID != sus || d.NLR.Filter.Name() != "all" || d.NLR.K != session.DefaultK || len(d.Partings) != 1 || !strings.Contains(d.Picture.Title, "3.0 against 2.0") {
+		t.Errorf("3 against 2 under all: trace %s, filter %s, K %d, %d partings, title %q", d.ID, d.NLR.Filter.Name(), d.NLR.K, len(d.Partings), d.Picture.Title)
+	}
+	if _, err := session.Given(runs, "all", 0).PeerDiff(sus, sus, diffnlr.Full, open, say); err == nil || !strings.Contains(err.Error(), "against itself") {
+		t.Errorf("3 against itself: %v, want it refused", err)
 	}
 }

@@ -3,6 +3,7 @@ package record
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -75,6 +76,24 @@ func flock(f *os.File, how int) error {
 		if err != syscall.EINTR {
 			return err
 		}
+	}
+}
+
+// RecordedWait bounds Waiter's wait for recorders still writing a run:
+// longer than a recorder takes to snapshot, kill and write out a hung
+// rank.
+const RecordedWait = 5 * time.Minute
+
+// Waiter returns a function that waits until the recorders of a run
+// directory have written it (WaitRecorded, for at most RecordedWait),
+// saying on w that it waits: a launcher that ends a job (a hang, a
+// timeout, Ctrl-C) returns while the recorders it killed are still
+// writing their traces. Readers take it as their Wait option.
+func Waiter(w io.Writer) func(dir string) error {
+	return func(dir string) error {
+		return WaitRecorded(dir, RecordedWait, func() {
+			fmt.Fprintf(w, "waiting for the recorders still writing %s (the job ended before they finished)\n", dir)
+		})
 	}
 }
 

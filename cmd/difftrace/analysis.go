@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/fca"
 	"github.com/difftrace/difftrace/internal/param"
@@ -50,19 +51,12 @@ var paramFlags = map[string]string{"filter": "--filter", "K": "--k", "attrs": "-
 // openComparison opens one or two runs for analysis, with progress bars on
 // stderr when it is a terminal.
 func (f *readFlags) openComparison(cmd *cobra.Command, dirs []string) (*compare.Comparison, error) {
-	if err := waitRecorded(cmd, dirs...); err != nil {
-		return nil, err
-	}
-	opts := compare.Options{MaxEvents: f.maxEvents, Unrelated: f.force, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms}
+	opts := compare.Options{MaxEvents: f.maxEvents, Unrelated: f.force, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms,
+		ShowSignatures: f.signatures, Wait: record.Waiter(cmd.ErrOrStderr())}
 	if bars := progress.New(cmd.ErrOrStderr()); bars != nil {
 		opts.Progress = bars
 	}
-	c, err := compare.Open(dirs, opts)
-	if err != nil {
-		return nil, err
-	}
-	c.Symbols.ShowSignatures(f.signatures)
-	return c, nil
+	return compare.Open(dirs, opts)
 }
 
 // similarity opens the runs, recognises their loops and measures the
@@ -79,16 +73,6 @@ func (f *analysisFlags) similarity(cmd *cobra.Command, dirs []string, p rank.Par
 	printNotes(cmd, append(c.Notes(), sim.Notices...)...)
 	noteEmptyFilter(cmd, p.Filter.Name(), n.Total())
 	return sim, nil
-}
-
-// recognize recognises the loops of c's traces under p, and says the
-// comparison's notes.
-func recognize(cmd *cobra.Command, c *compare.Comparison, p rank.Params) (*compare.NLR, error) {
-	n, err := p.Recognize(c)
-	if err == nil {
-		printNotes(cmd, c.Notes()...)
-	}
-	return n, err
 }
 
 // printNotes writes the comparison's notes to stderr, one per line, with

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/capture/record"
 	"github.com/difftrace/difftrace/decode"
 	"github.com/difftrace/difftrace/export"
 	"github.com/difftrace/difftrace/export/chrome"
@@ -46,8 +47,7 @@ func runExport(cmd *cobra.Command, f *exportFlags, args []string, out string) er
 	if f.diff {
 		dirs, diff = args[:2], args[2]
 	}
-	wait := func(dir string) error { return waitRecorded(cmd, dir) }
-	d := export.Dirs{Decode: decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}, Signatures: f.signatures, Wait: wait, Stderr: cmd.ErrOrStderr()}
+	d := export.Dirs{Decode: decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}, Signatures: f.signatures, Wait: record.Waiter(cmd.ErrOrStderr()), Stderr: cmd.ErrOrStderr()}
 	return d.Write(dirs, f.traces, diff, out, o)
 }
 

@@ -27,10 +27,6 @@ func convertUftrace(cmd *cobra.Command, args []string, f *convertFlags) error {
 	if err != nil {
 		return err
 	}
-	threads := 0
-	for _, r := range m.Ranks {
-		threads += len(r.Threads)
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: %d processes, %d threads converted from uftrace\n", f.out, len(m.Ranks), threads)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %d processes, %d threads converted from uftrace\n", f.out, len(m.Ranks), m.Threads())
 	return nil
 }

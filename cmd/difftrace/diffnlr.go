@@ -106,15 +106,11 @@ func (f *diffNLRFlags) run(cmd *cobra.Command, arg string) error {
 	if err != nil {
 		return err
 	}
-	var inputs []string
-	for _, r := range n.Comparison().Runs {
-		inputs = append(inputs, r.Dir)
-	}
 	empty := ""
 	if len(d.Threads) == len(d.Empty) {
 		empty = fmt.Sprintf("filter %s keeps no call of %s in either run; try another --filter (difftrace filter RUN --filter SPEC shows what a filter keeps)", n.Filter.Name(), id)
 	}
-	return f.show(cmd, d, report.NewDiffNLR(d, v.Source), empty, color, formats, inputs)
+	return f.show(cmd, d, report.NewDiffNLR(d, v.Source), empty, color, formats, n.Comparison().Dirs())
 }
 
 // show writes a diffNLR: its text on standard output, coloured when color

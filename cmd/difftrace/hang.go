@@ -43,12 +43,7 @@ func (f *hangFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The normal run comes first in a comparison.
-	dirs := args[:1]
-	if len(args) == 2 {
-		dirs = []string{args[1], args[0]}
-	}
-	c, err := f.openComparison(cmd, dirs)
+	c, err := f.openComparison(cmd, hang.Runs(args[0], args[1:]...))
 	if err != nil {
 		return err
 	}

@@ -37,10 +37,11 @@ func newNLRCmd() *cobra.Command {
 				return param.Flags(err, map[string]string{"trace": "--trace"})
 			}
 			return emit(cmd, f.out, format, args, func() (report.Document, error) {
-				n, err := recognize(cmd, c, p)
+				n, err := p.Recognize(c)
 				if err != nil {
 					return nil, err
 				}
+				printNotes(cmd, c.Notes()...)
 				noteEmptyFilter(cmd, p.Filter.Name(), n.Total())
 				return report.NewNLRs(c, n, ids), nil
 			})

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/difftrace/difftrace/compare"
 	"github.com/difftrace/difftrace/internal/param"
-	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/report"
 	"github.com/difftrace/difftrace/session"
 	"github.com/difftrace/difftrace/trace"
@@ -26,10 +26,8 @@ func (f *rankFlags) runOne(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return err
 	}
-	return emit(cmd, f.out, format, []string{dir}, func() (report.Document, error) {
-		a, err := outlier.Analyze(c, grid)
-		return &report.Outliers{Analysis: a, Shown: f.rows, TopN: f.top, AllRows: "--rows 0"}, err
-	})
+	doc := &report.Outliers{Shown: f.rows, TopN: f.top, AllRows: "--rows 0"}
+	return emit(cmd, f.out, format, []string{dir}, func() (report.Document, error) { return doc.Analyze(c, grid) })
 }
 
 // runAgainst shows the diffNLR of one trace against another trace of the
@@ -49,25 +47,13 @@ func (f *diffNLRFlags) runAgainst(cmd *cobra.Command, id trace.ID) error {
 	if err != nil {
 		return err
 	}
-	p, err := session.Given([]string{f.faulty}, f.Filter, f.K).Params()
+	d, err := session.Given([]string{f.faulty}, f.Filter, f.K).PeerDiff(id, against, ab, func(runs []string) (*compare.Comparison, error) { return f.openComparison(cmd, runs) }, func(notes ...string) { printNotes(cmd, notes...) })
 	if err != nil {
 		return param.Flags(err, paramFlags)
 	}
-	c, err := f.openComparison(cmd, []string{f.faulty})
-	if err != nil {
-		return err
-	}
-	n, err := recognize(cmd, c, p)
-	if err != nil {
-		return err
-	}
-	d, err := outlier.PeerDiff(n, id, against, ab)
-	if err != nil {
-		return err
-	}
 	empty := ""
 	if len(d.Empty) > 0 {
-		empty = fmt.Sprintf("filter %s keeps no call of %s or %s; try another --filter", n.Filter.Name(), id, against)
+		empty = fmt.Sprintf("filter %s keeps no call of %s or %s; try another --filter", d.NLR.Filter.Name(), id, against)
 	}
 	return f.show(cmd, d, report.NewPeerDiffNLR(d, against), empty, color, formats, []string{f.faulty})
 }

@@ -40,24 +40,12 @@ func newRankCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// A faulty run that hung gets the hang analysis too: where
-			// each rank stopped and whom to suspect, the first suspect
-			// being the trace whose diffNLR rank suggests.
-			doc := &report.Ranking{Traces: len(c.IDs), Processes: len(c.Processes()), SuspectShare: grid.SuspectShare,
-				Shown: f.rows, TopN: f.top, AllRows: "--rows 0", AlsoNormal: "--also-normal"}
-			err = emit(cmd, f.out, format, args, func() (report.Document, error) {
-				var err error
-				doc.Ranking, doc.Hang, err = rank.Sweep(c, grid)
-				return doc, err
-			})
+			doc := &report.Ranking{Shown: f.rows, TopN: f.top, AllRows: "--rows 0", AlsoNormal: "--also-normal"}
+			err = emit(cmd, f.out, format, args, func() (report.Document, error) { return doc.Sweep(c, grid) })
 			if err != nil || f.noSession {
 				return err
 			}
-			s, err := session.New(args[0], args[1], f.alsoNormal, f.Custom, f.exactPolling, doc.Ranking)
-			if err != nil {
-				return err
-			}
-			return session.Save(s, doc.Ranking, cmd.ErrOrStderr(), "pass --no-session")
+			return session.Keep(args[0], args[1], f.alsoNormal, f.Custom, f.exactPolling, doc.Ranking, cmd.ErrOrStderr(), "pass --no-session")
 		})
 	f.registerGrid(cmd)
 	fl := cmd.Flags()

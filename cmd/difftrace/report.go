@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/difftrace/difftrace/outlier"
 	"github.com/difftrace/difftrace/rank"
 	"github.com/difftrace/difftrace/report"
 )
@@ -45,20 +44,7 @@ func (f *reportFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	inv := f.invocation(args[0])
 	inv.Faulty, inv.AlsoNormal, inv.Force, inv.Rows, inv.Diffs = args[1], f.alsoNormal, f.force, f.shown, f.diffs
-	return f.emit(cmd, format, args, func() (report.Document, error) {
-		// The ranking, and the hang analysis when the faulty run hung.
-		rk, hung, err := rank.Sweep(c, grid)
-		if err != nil {
-			return nil, err
-		}
-		rpt, err := report.NewPage(c, rk, hung, report.PageOptions{Version: version, Rows: f.shown, Diffs: f.diffs,
-			RowCommands: inv.RowCommands, DiffCommand: inv.DiffCommand})
-		if err != nil {
-			return nil, err
-		}
-		rpt.Commands = inv.Commands(rpt, rk, hung != nil)
-		return rpt, nil
-	})
+	return f.emit(cmd, format, args, func() (report.Document, error) { return inv.Page(c, grid, version) })
 }
 
 // emit writes the page build returns (emit) and says where it went.
@@ -82,13 +68,7 @@ func (f *reportFlags) runOne(cmd *cobra.Command, dir string, grid rank.Grid, for
 		return err
 	}
 	inv := f.invocation(dir)
-	return f.emit(cmd, format, []string{dir}, func() (report.Document, error) {
-		a, err := outlier.Analyze(c, grid)
-		if err != nil {
-			return nil, err
-		}
-		return report.NewOutlierPage(c, a, version, inv.OutlierCommands())
-	})
+	return f.emit(cmd, format, []string{dir}, func() (report.Document, error) { return inv.OutlierPage(c, grid, version) })
 }
 
 // check checks the flags: the grid, what the page holds and its format.

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/difftrace/difftrace/parlot"
 
 	"github.com/spf13/cobra"
@@ -63,10 +60,7 @@ func (f *readFlags) open(cmd *cobra.Command, dir string, bars *progress.Bars) (*
 	if err := summary.CheckRun(dir, cmd.Name()); err != nil {
 		return nil, err
 	}
-	if err := waitRecorded(cmd, dir); err != nil {
-		return nil, err
-	}
-	opts := decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms}
+	opts := decode.Options{MaxEvents: f.maxEvents, MixedPrograms: f.mixedPrograms, Wait: record.Waiter(cmd.ErrOrStderr())}
 	if bars != nil {
 		opts.Progress = bars.Step
 	}
@@ -77,25 +71,6 @@ func (f *readFlags) open(cmd *cobra.Command, dir string, bars *progress.Bars) (*
 		bars.Begin("decoding traces", len(run.Traces()))
 	}
 	return run, err
-}
-
-// recordedWait bounds the wait for recorders still writing a run: longer
-// than a recorder takes to snapshot, kill and write out a hung rank.
-const recordedWait = 5 * time.Minute
-
-// waitRecorded waits until the recorders of the run directories have
-// written them: a launcher that ends a job (a hang, a timeout, Ctrl-C)
-// returns while the recorders it killed are still writing their traces.
-func waitRecorded(cmd *cobra.Command, dirs ...string) error {
-	for _, d := range dirs {
-		err := record.WaitRecorded(d, recordedWait, func() {
-			fmt.Fprintf(cmd.ErrOrStderr(), "waiting for the recorders still writing %s (the job ended before they finished)\n", d)
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // completeRunDirs completes up to n run-directory arguments with

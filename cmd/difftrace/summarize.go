@@ -66,9 +66,6 @@ func (f *summarizeFlags) run(cmd *cobra.Command, dir string) error {
 	} else if err != nil {
 		return err
 	}
-	if err := waitRecorded(cmd, dir); err != nil {
-		return err
-	}
 	start := time.Now()
 	traces, err := compare.WritePart(dir, f.out, index, of, fs, f.Ks, f.options(cmd, of))
 	if err != nil {
@@ -87,7 +84,8 @@ func (f *summarizeFlags) run(cmd *cobra.Command, dir string) error {
 // options are the options of the comparison that reads one of of parts
 // of a run: decoding on this process's share of the node's cores.
 func (f *summarizeFlags) options(cmd *cobra.Command, of int) compare.Options {
-	opts := compare.Options{MaxEvents: f.maxEvents, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms, Workers: summary.Workers(os.Getenv)}
+	opts := compare.Options{MaxEvents: f.maxEvents, ExactPolling: f.exactPolling, MixedPrograms: f.mixedPrograms, Workers: summary.Workers(os.Getenv),
+		Wait: record.Waiter(cmd.ErrOrStderr())}
 	if p := progress.New(cmd.ErrOrStderr()); p != nil && of == 1 {
 		// Under a launcher, each part says once that it is done instead:
 		// many processes' bars on one terminal are noise.
