@@ -311,3 +311,46 @@ func TestColumnsSameAsClassAt(t *testing.T) {
 		}
 	}
 }
+
+// Leaves: every class when they are few; otherwise at most the bound, the
+// classes asked for first, each class on a nearest leaf, the weights the
+// objects they stand for, the distances 1 − ClassAt between the leaves.
+func TestLeaves(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		c := randomContext(t, rng, 20+rng.IntN(60), 1+rng.IntN(300), 0.05)
+		j := LazyJSM(c)
+		k := c.NumClasses()
+		most := 1 + rng.IntN(k+2)
+		first := []int{rng.IntN(k)}
+		l := j.Leaves(most, first)
+		if len(l.Classes) > most || k <= most && len(l.Classes) != k || k > most && l.Classes[0] != first[0] {
+			t.Fatalf("seed %d: %d classes, at most %d: leaves %v (first %v)", seed, k, most, l.Classes, first)
+		}
+		total := 0
+		for _, w := range l.Weight {
+			total += w
+		}
+		if total != c.Len() {
+			t.Fatalf("seed %d: leaves weigh %d objects of %d", seed, total, c.Len())
+		}
+		for p := range k {
+			best := 2.0
+			for _, q := range l.Classes {
+				best = min(best, 1-j.ClassAt(p, q))
+			}
+			if d := 1 - j.ClassAt(p, l.Classes[l.Of[p]]); d != best {
+				t.Fatalf("seed %d: class %d on a leaf at %v, the nearest at %v", seed, p, d, best)
+			}
+		}
+		x := 0
+		for a := range l.Classes {
+			for b := a + 1; b < len(l.Classes); b++ {
+				if l.Dist[x] != 1-j.ClassAt(l.Classes[a], l.Classes[b]) {
+					t.Fatalf("seed %d: distance %d is %v", seed, x, l.Dist[x])
+				}
+				x++
+			}
+		}
+	}
+}

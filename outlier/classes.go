@@ -219,51 +219,17 @@ func abs(x int) int {
 	return x
 }
 
-// dendrogram clusters the view's classes (distance 1 − JSM) with link,
-// each class weighted by its size, and returns the leaf that stands for
-// each class. With more than compare.MaxClasses classes, the leaves are as
-// many representatives, the classes of the traces in devs first (each its
-// own leaf, up to the bound), the others chosen farthest first, each
-// standing for the classes nearest to it, as rank clusters a large run.
-func (v *view) dendrogram(link cluster.Method, devs []lone) (*cluster.Dendrogram, []int, error) {
-	k := v.ctx.NumClasses()
-	w := make([]int, k)
-	for p := range w {
-		w[p] = len(v.ctx.Members(p))
+// leaves returns the view's classes as the leaves of its dendrograms: with
+// more than compare.MaxClasses classes, as many representatives, the
+// classes of the traces in devs first (each its own leaf, up to the
+// bound), the others chosen farthest first, each standing for the classes
+// nearest to it, as rank clusters a large run (fca.JSM.Leaves).
+func (v *view) leaves(devs []lone) *fca.Leaves {
+	first := make([]int, len(devs))
+	for i, l := range devs {
+		first[i] = v.ctx.Class(l.o)
 	}
-	leaves := make([]int, k)
-	for p := range leaves {
-		leaves[p] = p
-	}
-	of := leaves
-	if k > compare.MaxClasses {
-		var first []int
-		for _, l := range devs {
-			first = append(first, v.ctx.Class(l.o))
-		}
-		cols := v.jsm.Columns(leaves)
-		leaves, of = cluster.RepresentativesFrom(first, k, compare.MaxClasses, w, func(dst []float64, p int) []float64 {
-			dst = cols.Row(dst, p)
-			for q, s := range dst {
-				dst[q] = 1 - s
-			}
-			return dst
-		})
-		rw := make([]int, len(leaves))
-		for p, x := range of {
-			rw[x] += w[p]
-		}
-		w = rw
-	}
-	n := len(leaves)
-	d := make([]float64, 0, n*(n-1)/2)
-	for a := range n {
-		for b := a + 1; b < n; b++ {
-			d = append(d, 1-v.jsm.ClassAt(leaves[a], leaves[b]))
-		}
-	}
-	dg, err := cluster.LinkageWeighted(d, w, link)
-	return dg, of, err
+	return v.jsm.Leaves(compare.MaxClasses, first)
 }
 
 // joinHeight returns the height at which class p joins another cluster in

@@ -265,11 +265,15 @@ func (v *view) rows(filter string, k int, m fca.Mode, links []cluster.Method) ([
 		}
 	}
 	out := make([]Row, 0, len(links))
+	var leaves *fca.Leaves
+	if len(devs) > 0 {
+		leaves = v.leaves(devs)
+	}
 	for _, link := range links {
 		r := base
 		r.Linkage = link.String()
 		if len(devs) > 0 {
-			dg, leaf, err := v.dendrogram(link, devs)
+			dg, err := cluster.LinkageWeighted(leaves.Dist, leaves.Weight, link)
 			if err != nil {
 				return nil, fmt.Errorf("filter %s, K = %d, %s, %s: %w", filter, k, m, link, err)
 			}
@@ -278,7 +282,7 @@ func (v *view) rows(filter string, k int, m fca.Mode, links []cluster.Method) ([
 				if !ok {
 					continue
 				}
-				h := joinHeight(dg, leaf[v.ctx.Class(l.o)])
+				h := joinHeight(dg, leaves.Of[v.ctx.Class(l.o)])
 				r.Suspects = append(r.Suspects, RowSuspect{ID: v.ids[l.o], Score: round(h), Peer: v.ids[peer], Similarity: round(v.sim(l.o, peer))})
 			}
 			slices.SortStableFunc(r.Suspects, func(a, b RowSuspect) int {

@@ -689,53 +689,17 @@ func idStrings(ids []trace.ID) []string {
 // equivalence classes (objects with the same attribute set), the number of
 // objects in each class, and each object's class. With more than
 // compare.MaxClasses classes, the classes are as many representatives, each
-// standing for the classes nearest to it (cluster.Representatives), and
+// standing for the classes nearest to it (fca.JSM.Leaves), and
 // reps is the number of classes they stand for (0 otherwise).
 func classDistances(s *compare.Similarity, r int) (d []float64, w, class []int, reps int) {
-	c, j := s.Ctx[r], s.JSM[r]
-	k := c.NumClasses()
-	w = make([]int, k)
-	for p := range w {
-		w[p] = len(c.Members(p))
-	}
+	c := s.Ctx[r]
+	l := s.JSM[r].Leaves(compare.MaxClasses, nil)
 	class = make([]int, c.Len())
 	for o := range class {
-		class[o] = c.Class(o)
+		class[o] = l.Of[c.Class(o)]
 	}
-	at := func(p, q int) float64 { return 1 - j.ClassAt(p, q) }
-	if k > compare.MaxClasses {
-		all := make([]int, k)
-		for p := range all {
-			all[p] = p
-		}
-		cols := j.Columns(all)
-		rs, of := cluster.Representatives(k, compare.MaxClasses, w, func(dst []float64, p int) []float64 {
-			dst = cols.Row(dst, p)
-			for q, s := range dst {
-				dst[q] = 1 - s
-			}
-			return dst
-		})
-		rw := make([]int, len(rs))
-		for p, x := range of {
-			rw[x] += w[p]
-		}
-		for o := range class {
-			class[o] = of[class[o]]
-		}
-		d = make([]float64, 0, len(rs)*(len(rs)-1)/2)
-		for a := range rs {
-			for b := a + 1; b < len(rs); b++ {
-				d = append(d, at(rs[a], rs[b]))
-			}
-		}
-		return d, rw, class, k
+	if k := c.NumClasses(); k > compare.MaxClasses {
+		reps = k
 	}
-	d = make([]float64, 0, k*(k-1)/2)
-	for p := range k {
-		for q := p + 1; q < k; q++ {
-			d = append(d, at(p, q))
-		}
-	}
-	return d, w, class, 0
+	return l.Dist, l.Weight, class, reps
 }

@@ -52,49 +52,23 @@ type Merge struct {
 // with linkage m, and cuts the dendrogram into at most k flat clusters, as
 // the ranking's B-score does (cluster.LinkageWeighted,
 // Dendrogram.MaxClustClasses). A context of more than MaxLeaves classes is
-// clustered on MaxLeaves of them (cluster.Representatives), and Note says
+// clustered on MaxLeaves of them (fca.JSM.Leaves), and Note says
 // so.
 func NewDendrogram(title string, ctx *fca.Context, j *fca.JSM, m cluster.Method, k int) (Dendrogram, error) {
 	dg := Dendrogram{Title: title, Linkage: m.String(), K: k, Cut: -1}
 	nc := ctx.NumClasses()
-	members := make([][]trace.ID, nc)
-	w := make([]int, nc)
+	l := j.Leaves(MaxLeaves, nil)
+	members := make([][]trace.ID, len(l.Classes)) // the traces each leaf stands for
 	for p := range nc {
 		for _, o := range ctx.Members(p) {
-			members[p] = append(members[p], ctx.ID(o))
+			members[l.Of[p]] = append(members[l.Of[p]], ctx.ID(o))
 		}
-		w[p] = len(members[p])
 	}
-	classes := make([]int, nc) // the classes drawn as leaves
-	for p := range classes {
-		classes[p] = p
-	}
-	if nc > MaxLeaves {
-		all := slices.Clone(classes)
-		cols := j.Columns(all)
-		reps, of := cluster.Representatives(nc, MaxLeaves, w, func(dst []float64, p int) []float64 {
-			dst = cols.Row(dst, p)
-			for q, s := range dst {
-				dst[q] = 1 - s
-			}
-			return dst
-		})
-		stood := make([][]trace.ID, len(reps))
-		rw := make([]int, len(reps))
-		for p, r := range of {
-			stood[r] = append(stood[r], members[p]...)
-			rw[r] += w[p]
-		}
-		classes, members, w = reps, stood, rw
-		dg.Note = fmt.Sprintf("%s classes (distinct attribute sets) are too many to draw: the dendrogram clusters %d of them, chosen farthest first, each leaf standing for the classes nearest to it",
-			thousands(nc), len(reps))
-	}
+	classes, w, d := l.Classes, l.Weight, l.Dist
 	n := len(classes)
-	d := make([]float64, 0, n*(n-1)/2)
-	for a := range n {
-		for b := a + 1; b < n; b++ {
-			d = append(d, 1-j.ClassAt(classes[a], classes[b]))
-		}
+	if nc > MaxLeaves {
+		dg.Note = fmt.Sprintf("%s classes (distinct attribute sets) are too many to draw: the dendrogram clusters %d of them, chosen farthest first, each leaf standing for the classes nearest to it",
+			thousands(nc), len(classes))
 	}
 	z, err := cluster.LinkageWeighted(d, w, m)
 	if err != nil {
