@@ -12,7 +12,6 @@ import (
 	"github.com/difftrace/difftrace/parlot"
 
 	"github.com/difftrace/difftrace/internal/parallel"
-	"github.com/difftrace/difftrace/rundir"
 	"github.com/difftrace/difftrace/trace"
 	"github.com/difftrace/difftrace/uftrace"
 )
@@ -369,12 +368,8 @@ func uftraceManifest(procs []*uftraceProc, threads map[*uftraceProc][]Thread) *M
 func uftraceRankEntry(d *uftrace.Data, rank, pid int) Rank {
 	p := d.Process(pid)
 	r := Rank{Rank: rank, Host: p.Host, PID: pid, Threads: []Thread{}, Start: p.Start, End: p.End}
-	switch {
-	case p.Ended && p.Signal != 0:
-		r.Signal = rundir.SignalName(p.Signal)
-	case p.Ended:
-		r.Exited = true
-		r.ExitStatus = p.ExitStatus
+	if p.Ended {
+		r.SetEnd(p.Signal, p.ExitStatus)
 	}
 	return r
 }

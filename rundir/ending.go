@@ -1,6 +1,9 @@
 package rundir
 
-import "fmt"
+import (
+	"fmt"
+	"syscall"
+)
 
 // How a rank ended, in words. Rank.Status holds capture's few words
 // (Status makes them); Ended gives the same words for a rank recorded
@@ -31,6 +34,17 @@ func Status(stoppedBy string, r Rank, in string) string {
 		return fmt.Sprintf("exited %d%s", r.ExitStatus, where)
 	}
 	return "exited 0"
+}
+
+// SetEnd records how the rank's process ended, as its wait status says:
+// killed by signal (a signal number), or else exited with status.
+func (r *Rank) SetEnd(signal syscall.Signal, status int) {
+	if signal != 0 {
+		r.Signal = SignalName(signal)
+		return
+	}
+	r.Exited = true
+	r.ExitStatus = status
 }
 
 // Ended says in Status's words how the rank ended: its Status, or, for a

@@ -3,6 +3,7 @@ package rundir
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -99,5 +100,15 @@ func TestManifestThreads(t *testing.T) {
 	m := &Manifest{Ranks: []Rank{{Rank: 0, Threads: make([]Thread, 3)}, {Rank: 1}, {Rank: 2, Threads: make([]Thread, 2)}}}
 	if got := m.Threads(); got != 5 {
 		t.Errorf("Threads of ranks with 3, 0 and 2 threads = %d, want 5", got)
+	}
+}
+
+// SetEnd records a wait status: a signal, or an exit with its status.
+func TestSetEnd(t *testing.T) {
+	var killed, exited Rank
+	killed.SetEnd(syscall.SIGSEGV, 0)
+	exited.SetEnd(0, 3)
+	if killed.Ended() != "signal SIGSEGV" || exited.Ended() != "exited 3" {
+		t.Errorf("SetEnd: %q and %q, want signal SIGSEGV and exited 3", killed.Ended(), exited.Ended())
 	}
 }

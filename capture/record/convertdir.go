@@ -131,12 +131,8 @@ func UftraceRecordings(paths []string, numbered bool) (dirs []string, ranks []in
 func rankEntry(data *uftrace.Data, rank, pid int) rundir.Rank {
 	p := data.Process(pid)
 	r := rundir.Rank{Rank: rank, Host: p.Host, PID: pid, Threads: []rundir.Thread{}, Start: p.Start, End: p.End}
-	switch {
-	case p.Ended && p.Signal != 0:
-		r.Signal = rundir.SignalName(p.Signal)
-	case p.Ended:
-		r.Exited = true
-		r.ExitStatus = p.ExitStatus
+	if p.Ended {
+		r.SetEnd(p.Signal, p.ExitStatus)
 	}
 	return r
 }
