@@ -88,12 +88,8 @@ func (n *NLR) context(r int, m fca.Mode, l Level, loose *fca.Loose) (*fca.Contex
 	// not in the store's cache are expanded into one buffer, which spares
 	// the collector a slice per trace of a large run.
 	var buf nlr.Sequence
-	seq := func(i int) nlr.Sequence {
-		if v.shaped != nil {
-			return v.shaped[r][i]
-		}
-		var s nlr.Sequence
-		s, buf = n.seqs.getInto(n.seqIndex(r, i), buf)
+	seq := func(i int) (s nlr.Sequence) {
+		s, buf = v.atInto(r, i, buf)
 		return s
 	}
 	tc, err := fca.NewLooseContextFunc(m, n.c.IDs, seq, func(i int) int { return v.name(r, i) }, v.names, loose)

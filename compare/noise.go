@@ -140,6 +140,16 @@ func (v *view) at(r, i int) nlr.Sequence {
 	return v.n.Seq(r, i)
 }
 
+// atInto is at for a reader done with the result before it asks again:
+// an NLR not in the store's cache is expanded into buf (seqStore.getInto),
+// and the buffer to pass next time is returned.
+func (v *view) atInto(r, i int, buf nlr.Sequence) (seq, next nlr.Sequence) {
+	if v.shaped != nil {
+		return v.shaped[r][i], buf
+	}
+	return v.n.seqs.getInto(v.n.seqIndex(r, i), buf)
+}
+
 // name names at(r, i) for fca.NewLooseContextFunc: traces whose NLRs are
 // the same stored one have the same name; -1 when the view does not know
 // (the shaper's NLRs, a trace the run lacks).
